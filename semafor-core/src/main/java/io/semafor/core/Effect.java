@@ -1,0 +1,27 @@
+package io.semafor.core;
+
+/**
+ * What the edge must do because of a command, besides answering it: deliver a reply that was
+ * waiting, arm or cancel a timer, start or stop tracking a session's liveness. Effects are data, so
+ * the machine stays free of I/O and time.
+ */
+public sealed interface Effect {
+
+  /** Send {@code reply} to the session's client: a waiting request completed. */
+  record Complete(Reply reply) implements Effect {}
+
+  /**
+   * Arm {@code timer} to fire at {@code deadline} in log time, replacing any earlier arming of the
+   * same key.
+   */
+  record ArmTimer(TimerKey timer, long deadline) implements Effect {}
+
+  /** The timer is no longer needed. Firing it anyway is harmless: the expiry is then ignored. */
+  record CancelTimer(TimerKey timer) implements Effect {}
+
+  /** Track the session's liveness: propose its expiry when {@code ttl} passes without a sign. */
+  record SessionStarted(long sessionId, long ttl) implements Effect {}
+
+  /** The session is gone; stop tracking it and fail its connection's pending calls. */
+  record SessionEnded(long sessionId) implements Effect {}
+}

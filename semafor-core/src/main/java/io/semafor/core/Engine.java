@@ -1,0 +1,217 @@
+package io.semafor.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The whole replicated state and the bookkeeping of the command being applied: its revision and log
+ * time, the effects it produced, and the semaphores whose waiters must be reconsidered.
+ *
+ * <p>Single-threaded by contract: the replicator applies one command at a time.
+ */
+final class Engine {
+  final Limits limits;
+  final SemaphoreIndex semaphores;
+  final LinkedHashMap<Long, Session> sessions = new LinkedHashMap<>();
+  final LinkedHashMap<Long, Lease> leases = new LinkedHashMap<>();
+
+  /** Revision and log time of the command being applied (or last applied). */
+  long revision;
+
+  long now;
+  long lastSeq;
+  long lastToken;
+  long lastSessionId;
+  long lastPermitId;
+
+  private final ArrayList<Effect> effects = new ArrayList<>();
+  private final ArrayList<Semaphore> touched = new ArrayList<>();
+  private final ArrayList<WaitList> readyLists = new ArrayList<>();
+
+  Engine(Limits limits, SemaphoreIndex semaphores) {
+    this.limits = limits;
+    this.semaphores = semaphores;
+  }
+
+  long nextSeq() {
+    return ++lastSeq;
+  }
+
+  long nextToken() {
+    return ++lastToken;
+  }
+
+  /** The log-time deadline of a wait of {@code timeout} nanoseconds starting now. */
+  long deadline(long timeout) {
+    if (timeout < 0) {
+      return Waiter.NO_DEADLINE;
+    }
+    long d = now + timeout;
+    return d < now ? Waiter.NO_DEADLINE - 1 : Math.min(d, Waiter.NO_DEADLINE - 1);
+  }
+
+  void emit(Effect effect) {
+    effects.add(effect);
+  }
+
+  List<Effect> takeEffects() {
+    if (effects.isEmpty()) {
+      return List.of();
+    }
+    List<Effect> out = List.copyOf(effects);
+    effects.clear();
+    return out;
+  }
+
+  /** Marks a semaphore whose waiters may now be served. */
+  void touch(Semaphore s) {
+    if (!s.touched() && !s.deleted()) {
+      s.setTouched(true);
+      touched.add(s);
+    }
+  }
+
+  List<Semaphore> touched() {
+    return touched;
+  }
+
+  /** Marks a WaitMany list whose waiting call may now be answered. */
+  void ready(WaitList list) {
+    if (!readyLists.contains(list)) {
+      readyLists.add(list);
+    }
+  }
+
+  List<WaitList> readyLists() {
+    return readyLists;
+  }
+
+  @Nullable Session session(long id) {
+    return sessions.get(id);
+  }
+
+  /** Records a reply that hands nothing over, and returns it. */
+  Reply answer(Session session, long requestId, Result result) {
+    return answer(session, requestId, result, Delivery.NO_SEMAPHORES, Delivery.NO_AMOUNTS, null);
+  }
+
+  /**
+   * Records a reply together with what it hands over, until the client acknowledges it, and returns
+   * it.
+   */
+  Reply answer(
+      Session session,
+      long requestId,
+      Result result,
+      Semaphore[] inTransit,
+      long[] amounts,
+      @Nullable Lease lease) {
+    Reply reply = new Reply(session.id, requestId, revision, result);
+    session.requests.put(requestId, new Delivery(reply, inTransit, amounts, lease));
+    session.unacked++;
+    return reply;
+  }
+
+  /**
+   * Queues a client request that must wait: in its semaphores' queues, in its session's requests,
+   * and on a timer if it has a deadline.
+   */
+  void enqueue(Waiter waiter) {
+    if (waiter instanceof SingleWaiter single) {
+      single.semaphore.queue().append(single);
+      if (single.owned) {
+        addPendingOwned(single.session, single.semaphore, single.requested);
+      }
+    } else if (waiter instanceof SemopWaiter semop) {
+      for (int d = 0; d < semop.nodes.length; d++) {
+        semop.nodes[d].semaphore.queue().append(semop.nodes[d]);
+        addPendingOwned(semop.session, semop.nodes[d].semaphore, semop.plan.ownedTakes(d));
+      }
+    }
+    Session session = waiter.session;
+    session.requests.put(waiter.requestId, waiter);
+    session.waiting++;
+    if (waiter.deadline != Waiter.NO_DEADLINE) {
+      emit(
+          new Effect.ArmTimer(
+              new TimerKey.WaiterTimeout(session.id, waiter.requestId), waiter.deadline));
+    }
+  }
+
+  /** The failure for a session that may queue no more, or null if it may. */
+  Result.@Nullable Failure roomToWait(Session session) {
+    int max = limits.maxWaitersPerSession();
+    return session.waiting < max
+        ? null
+        : Check.exhausted(
+            "maxWaitersPerSession",
+            max,
+            "session " + session.id + " already has " + max + " waiting");
+  }
+
+  /**
+   * Takes a waiter out of every queue it is in, and marks those semaphores for reconsideration:
+   * removing a blocker can let later waiters through.
+   */
+  void unqueue(Waiter waiter) {
+    if (waiter instanceof SingleWaiter single) {
+      Semaphore s = single.semaphore;
+      s.queue().remove(single);
+      if (single.owned) {
+        releasePendingOwned(single.session, s, single.requested);
+      }
+      touch(s);
+      s.compact();
+    } else if (waiter instanceof SemopWaiter semop) {
+      for (int d = 0; d < semop.nodes.length; d++) {
+        Semaphore s = semop.nodes[d].semaphore;
+        s.queue().remove(semop.nodes[d]);
+        releasePendingOwned(semop.session, s, semop.plan.ownedTakes(d));
+        touch(s);
+        s.compact();
+      }
+    } else if (waiter instanceof WaitManyCall call) {
+      call.list.call = null;
+    }
+    if (waiter.deadline != Waiter.NO_DEADLINE) {
+      emit(new Effect.CancelTimer(new TimerKey.WaiterTimeout(waiter.session.id, waiter.requestId)));
+    }
+  }
+
+  /**
+   * Counts an owned request now queued against {@code maxPerSession} (SPEC §9: held plus
+   * requested). Tracked only where a limit applies.
+   */
+  void addPendingOwned(Session session, Semaphore s, long amount) {
+    if (amount > 0 && s.maxPerSession != SemaphoreOptions.NO_LIMIT) {
+      session.holding(s).pendingOwned += amount;
+    }
+  }
+
+  private void releasePendingOwned(Session session, Semaphore s, long amount) {
+    if (amount > 0 && s.maxPerSession != SemaphoreOptions.NO_LIMIT) {
+      Holding h = session.findHolding(s);
+      if (h != null) {
+        h.pendingOwned -= amount;
+        session.dropIfEmpty(h);
+      }
+    }
+  }
+
+  /**
+   * Completes a waiting client request: takes it out of its queues, and sends the reply already
+   * recorded by {@link #answer}.
+   */
+  void complete(Waiter waiter, Reply reply) {
+    unqueue(waiter);
+    waiter.session.waiting--;
+    emit(new Effect.Complete(reply));
+  }
+
+  /** Completes a waiting client request with a result that hands nothing over. */
+  void complete(Waiter waiter, Result result) {
+    complete(waiter, answer(waiter.session, waiter.requestId, result));
+  }
+}

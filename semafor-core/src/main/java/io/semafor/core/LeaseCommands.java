@@ -1,0 +1,71 @@
+package io.semafor.core;
+
+/** {@code renew}, {@code releaseLease}, {@code ExpireLease}, and the end of a lease. */
+final class LeaseCommands {
+  private final Engine engine;
+
+  LeaseCommands(Engine engine) {
+    this.engine = engine;
+  }
+
+  Reply renew(Session session, long requestId, Operation.RenewLease op) {
+    Result.Failure failure = Check.positive("ttl", op.ttl());
+    if (failure != null) {
+      return engine.answer(session, requestId, failure);
+    }
+    Lease lease = engine.leases.get(op.permitId());
+    if (lease == null) {
+      return engine.answer(
+          session,
+          requestId,
+          new Result.Failure(
+              ErrorCode.NOT_FOUND,
+              "permitId: no lease "
+                  + op.permitId()
+                  + " (it expired, was released or never existed)"));
+    }
+    lease.expiresAt = engine.deadline(op.ttl());
+    engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
+    return engine.answer(session, requestId, new Result.LeaseRenewed(lease.expiresAt));
+  }
+
+  /** Idempotent, from any session: says whether there was a lease to release. */
+  Reply release(Session session, long requestId, Operation.ReleaseLease op) {
+    Lease lease = engine.leases.get(op.permitId());
+    if (lease != null) {
+      end(lease);
+    }
+    return engine.answer(session, requestId, new Result.LeaseReleased(lease != null));
+  }
+
+  /** Ends a lease whose end has come in log time; a renewed lease is re-armed instead. */
+  Result expire(Command.ExpireLease command) {
+    Lease lease = engine.leases.get(command.permitId());
+    if (lease == null) {
+      return new Result.Expiry(false);
+    }
+    if (engine.now < lease.expiresAt) {
+      engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
+      return new Result.Expiry(false);
+    }
+    end(lease);
+    return new Result.Expiry(true);
+  }
+
+  /** Gives a lease's permits and slots back to its semaphore. */
+  void end(Lease lease) {
+    Semaphore s = lease.semaphore;
+    engine.leases.remove(lease.permitId);
+    HolderTable table = s.holders();
+    table.leases.remove(lease.permitId);
+    for (long slot : lease.slots) {
+      table.freeSlot(slot);
+    }
+    s.outstanding -= lease.amount;
+    s.value += lease.amount;
+    lease.undeliveredTo = null;
+    engine.emit(new Effect.CancelTimer(new TimerKey.LeaseEnd(lease.permitId)));
+    engine.touch(s);
+    s.compact();
+  }
+}

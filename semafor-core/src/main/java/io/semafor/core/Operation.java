@@ -1,0 +1,75 @@
+package io.semafor.core;
+
+import java.util.List;
+
+/**
+ * The operations of SPEC §3, each carried by a {@link Command.Request}. Timeouts are nanoseconds:
+ * {@code 0} does not wait, {@link #FOREVER} waits until served; amounts are positive.
+ */
+public sealed interface Operation {
+
+  /** The timeout meaning "wait until served". */
+  long FOREVER = -1;
+
+  /**
+   * Creates the semaphore, or opens it if it exists, ignoring {@code initial} and {@code options}
+   * (IRIS); answers {@link Result.Created} saying which happened.
+   */
+  record Create(Name name, long initial, SemaphoreOptions options) implements Operation {}
+
+  /** Deletes the semaphore; its waiters complete with {@code DELETED}. */
+  record Delete(Name name) implements Operation {}
+
+  /** Writes the free value; what sessions own or lease is untouched. */
+  record SetValue(Name name, long value) implements Operation {}
+
+  /** Adds {@code amount} to the value; anyone may increment. */
+  record Increment(Name name, long amount) implements Operation {}
+
+  /** IRIS decrement: when served, takes {@code min(value, amount)}; waits while the value is 0. */
+  record Decrement(Name name, long amount, long timeout, boolean owned) implements Operation {}
+
+  /** All-or-nothing take of exactly {@code amount}. */
+  record Acquire(Name name, long amount, long timeout, boolean owned) implements Operation {}
+
+  /** Like {@link Acquire}, but the permits form a lease that ends {@code leaseTtl} after grant. */
+  record AcquireLease(Name name, long amount, long leaseTtl, long timeout) implements Operation {}
+
+  /** SysV wait-for-zero: completes when the value is 0, consuming nothing. */
+  record AwaitZero(Name name, long timeout) implements Operation {}
+
+  /** SysV {@code semop}: every op takes effect in one atomic step, or none does. */
+  record Semop(List<SemopOp> ops, long timeout) implements Operation {
+    /** Copies {@code ops}. */
+    public Semop {
+      ops = List.copyOf(ops);
+    }
+  }
+
+  /** Gives back {@code amount} of what this session owns; more than it owns is refused. */
+  record Release(Name name, long amount) implements Operation {}
+
+  /** Gives back the one owned permit holding {@code slot}. */
+  record ReleaseSlot(Name name, long slot) implements Operation {}
+
+  /** Moves a lease's end to {@code ttl} from now. */
+  record RenewLease(long permitId, long ttl) implements Operation {}
+
+  /** Ends a lease now; idempotent, and allowed from any session. */
+  record ReleaseLease(long permitId) implements Operation {}
+
+  /** Adds an asynchronous partial decrement to WaitMany list {@code listId} (IRIS). */
+  record AddToWaitMany(long listId, Name name, long amount) implements Operation {}
+
+  /** Removes the entry for {@code name}; a grant it holds goes back to the semaphore. */
+  record RemoveFromWaitMany(long listId, Name name) implements Operation {}
+
+  /** Waits until an entry of the list has a grant, then reports every entry that has one. */
+  record WaitMany(long listId, long timeout) implements Operation {}
+
+  /** Withdraws this session's waiting request {@code requestId}, which completes as timed out. */
+  record Cancel(long requestId) implements Operation {}
+
+  /** Ends the session now: everything it owns goes back. */
+  record CloseSession() implements Operation {}
+}

@@ -1,0 +1,275 @@
+package io.semafor.core;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The semaphore state machine: every semantic of SPEC §2–§7 as pure, deterministic logic.
+ *
+ * <p>{@link #apply} takes a command with its revision and the log time at which it applies, and
+ * returns the reply and the effects for the edge to carry out. It reads no clock, starts no thread
+ * and does no I/O, so replicas that apply the same commands in the same order reach the same state,
+ * byte for byte ({@link #writeSnapshot}).
+ *
+ * <p><b>Not thread-safe.</b> One thread applies commands (the replicator's apply loop); queries
+ * must run on that thread too, or be otherwise ordered with {@code apply}.
+ *
+ * <p>Failures are values ({@link Result.Failure}) and a failed command changes nothing. The only
+ * exceptions are for misuse by the caller: a revision that does not increase.
+ */
+public final class SemaphoreMachine {
+  private final Engine engine;
+  private final GrantOrder order;
+  private final SemaphoreCommands semaphoreCommands;
+  private final WaitingCommands waiting;
+  private final LeaseCommands leases;
+  private final WaitManyCommands waitMany;
+  private final SessionCommands sessions;
+  private final Queries queries;
+
+  /** A machine with SPEC §7's default limits and no state. */
+  public SemaphoreMachine() {
+    this(Limits.DEFAULT);
+  }
+
+  /** A machine with these limits and no state; every replica of a group must use the same. */
+  public SemaphoreMachine(Limits limits) {
+    this(new Engine(limits, new SemaphoreIndex()));
+  }
+
+  SemaphoreMachine(Engine engine) {
+    this.engine = engine;
+    Grants grants = new Grants(engine);
+    this.order = new GrantOrder(engine, grants);
+    this.semaphoreCommands = new SemaphoreCommands(engine);
+    this.waiting = new WaitingCommands(engine, grants);
+    this.leases = new LeaseCommands(engine);
+    this.waitMany = new WaitManyCommands(engine, grants);
+    this.sessions = new SessionCommands(engine, leases, waitMany);
+    this.queries = new Queries(engine);
+  }
+
+  /**
+   * Applies one command.
+   *
+   * @param revision the command's revision: strictly greater than every earlier one
+   * @param now the log time at which it applies, in nanoseconds; a time earlier than the last one
+   *     is taken as the last one, so log time never runs backwards
+   * @throws IllegalArgumentException if {@code revision} does not increase
+   */
+  public Outcome apply(long revision, long now, Command command) {
+    if (revision <= engine.revision) {
+      throw new IllegalArgumentException(
+          "revision " + revision + " is not after the last applied " + engine.revision);
+    }
+    engine.revision = revision;
+    engine.now = Math.max(engine.now, now);
+    Reply reply = dispatch(command);
+    order.settle();
+    waitMany.answerReadyLists();
+    order.clearTouched();
+    return new Outcome(revision, reply, engine.takeEffects());
+  }
+
+  private @Nullable Reply dispatch(Command command) {
+    if (command instanceof Command.Request request) {
+      return request(request);
+    }
+    Result result;
+    if (command instanceof Command.Acknowledge ack) {
+      Session session = engine.session(ack.sessionId());
+      if (session != null) {
+        session.lastSeen = engine.now;
+        sessions.acknowledge(session, ack.acks());
+      }
+      return null;
+    } else if (command instanceof Command.OpenSession open) {
+      result = sessions.open(open);
+    } else if (command instanceof Command.ExpireWaiter expire) {
+      result = waiting.expire(expire);
+    } else if (command instanceof Command.ExpireLease expire) {
+      result = leases.expire(expire);
+    } else if (command instanceof Command.ExpireSession expire) {
+      result = sessions.expire(expire);
+    } else {
+      throw new IllegalStateException("unknown command " + command);
+    }
+    return new Reply(0, 0, engine.revision, result);
+  }
+
+  private @Nullable Reply request(Command.Request request) {
+    Session session = engine.session(request.sessionId());
+    long id = request.requestId();
+    if (session == null) {
+      return new Reply(
+          request.sessionId(),
+          id,
+          engine.revision,
+          new Result.Failure(
+              ErrorCode.SESSION_EXPIRED,
+              "sessionId: session " + request.sessionId() + " does not exist or has ended"));
+    }
+    session.lastSeen = engine.now;
+    sessions.acknowledge(session, request.acks());
+    if (id <= session.lastRequestId) {
+      Object known = session.requests.get(id);
+      if (known instanceof Delivery delivery) {
+        return delivery.reply;
+      }
+      if (known instanceof Waiter) {
+        return null;
+      }
+      return new Reply(
+          session.id,
+          id,
+          engine.revision,
+          Check.invalid(
+              "requestId",
+              id <= 0
+                  ? "must be positive, was " + id
+                  : id + " is not after " + session.lastRequestId + " and has no reply kept"));
+    }
+    int maxUnacked = engine.limits.maxUnackedReplies();
+    if (session.unacked >= maxUnacked) {
+      return new Reply(
+          session.id,
+          id,
+          engine.revision,
+          Check.exhausted(
+              "maxUnackedReplies",
+              maxUnacked,
+              "acknowledge received replies before sending more requests"));
+    }
+    session.lastRequestId = id;
+    return operation(session, id, request.operation());
+  }
+
+  private @Nullable Reply operation(Session session, long id, Operation op) {
+    if (op instanceof Operation.Acquire o) {
+      return waiting.acquire(session, id, o);
+    } else if (op instanceof Operation.Decrement o) {
+      return waiting.decrement(session, id, o);
+    } else if (op instanceof Operation.Increment o) {
+      return semaphoreCommands.increment(session, id, o);
+    } else if (op instanceof Operation.Release o) {
+      return sessions.release(session, id, o);
+    } else if (op instanceof Operation.AcquireLease o) {
+      return waiting.acquireLease(session, id, o);
+    } else if (op instanceof Operation.ReleaseLease o) {
+      return leases.release(session, id, o);
+    } else if (op instanceof Operation.RenewLease o) {
+      return leases.renew(session, id, o);
+    } else if (op instanceof Operation.Semop o) {
+      return waiting.semop(session, id, o);
+    } else if (op instanceof Operation.AwaitZero o) {
+      return waiting.awaitZero(session, id, o);
+    } else if (op instanceof Operation.ReleaseSlot o) {
+      return sessions.releaseSlot(session, id, o);
+    } else if (op instanceof Operation.SetValue o) {
+      return semaphoreCommands.set(session, id, o);
+    } else if (op instanceof Operation.Create o) {
+      return semaphoreCommands.create(session, id, o);
+    } else if (op instanceof Operation.Delete o) {
+      return semaphoreCommands.delete(session, id, o);
+    } else if (op instanceof Operation.AddToWaitMany o) {
+      return waitMany.add(session, id, o);
+    } else if (op instanceof Operation.RemoveFromWaitMany o) {
+      return waitMany.remove(session, id, o);
+    } else if (op instanceof Operation.WaitMany o) {
+      return waitMany.waitMany(session, id, o);
+    } else if (op instanceof Operation.Cancel o) {
+      return waiting.cancel(session, id, o);
+    } else if (op instanceof Operation.CloseSession) {
+      return sessions.close(session, id);
+    }
+    throw new IllegalStateException("unknown operation " + op);
+  }
+
+  /** Answers a query from the current state, with the revision it reflects. */
+  public Reply query(Query query) {
+    Result result;
+    if (query instanceof Query.Get get) {
+      result = queries.get(get);
+    } else if (query instanceof Query.Inspect inspect) {
+      result = queries.inspect(inspect);
+    } else if (query instanceof Query.ListNames list) {
+      result = queries.list(list);
+    } else {
+      throw new IllegalStateException("unknown query " + query);
+    }
+    return new Reply(0, 0, engine.revision, result);
+  }
+
+  /** The revision of the last command applied; 0 before any. */
+  public long revision() {
+    return engine.revision;
+  }
+
+  /** The log time of the last command applied. */
+  public long now() {
+    return engine.now;
+  }
+
+  /** How many semaphores exist. */
+  public int semaphoreCount() {
+    return engine.semaphores.size();
+  }
+
+  /** How many sessions are open. */
+  public int sessionCount() {
+    return engine.sessions.size();
+  }
+
+  /**
+   * Every live session with its TTL, for an edge that starts tracking liveness after a restore or a
+   * leader change (each gets a full TTL from then, SPEC §9).
+   */
+  public List<Effect.SessionStarted> sessions() {
+    List<Effect.SessionStarted> out = new ArrayList<>(engine.sessions.size());
+    for (Session s : engine.sessions.values()) {
+      out.add(new Effect.SessionStarted(s.id, s.ttl));
+    }
+    return out;
+  }
+
+  /**
+   * Every timer that must be armed now: waiter timeouts and lease ends, with their log-time
+   * deadlines, for an edge re-arming after a restore or a leader change.
+   */
+  public List<Effect.ArmTimer> timers() {
+    List<Effect.ArmTimer> out = new ArrayList<>();
+    for (Session s : engine.sessions.values()) {
+      for (Object request : s.requests.values()) {
+        if (request instanceof Waiter w && w.deadline != Waiter.NO_DEADLINE) {
+          out.add(new Effect.ArmTimer(new TimerKey.WaiterTimeout(s.id, w.requestId), w.deadline));
+        }
+      }
+    }
+    for (Lease lease : engine.leases.values()) {
+      out.add(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
+    }
+    out.sort(
+        Comparator.comparingLong(Effect.ArmTimer::deadline)
+            .thenComparing(t -> t.timer().toString()));
+    return out;
+  }
+
+  /** Writes the whole state; {@link #readSnapshot} restores it. */
+  public void writeSnapshot(DataOutput out) throws IOException {
+    new SnapshotWriter(engine, out).write();
+  }
+
+  /**
+   * Restores a machine from a snapshot written by {@link #writeSnapshot}.
+   *
+   * @throws IOException if the input ends early or is not a snapshot of a known version
+   */
+  public static SemaphoreMachine readSnapshot(Limits limits, DataInput in) throws IOException {
+    return new SemaphoreMachine(new SnapshotReader(limits, in).read());
+  }
+}

@@ -1,0 +1,81 @@
+package io.semafor.core;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One client's presence (SPEC §2): its TTL, the requests it has in flight, and what it holds.
+ *
+ * <p>{@link #requests} maps a request id to its {@link Waiter} while it waits, then to its {@link
+ * Delivery} until the client acknowledges the reply. Its iteration order is never observable: code
+ * that walks it sorts first.
+ */
+final class Session {
+  final long id;
+  final long ttl;
+
+  /**
+   * Log time of the last command from this session; an expiry earlier than a TTL after it is
+   * refused.
+   */
+  long lastSeen;
+
+  long lastRequestId;
+  final HashMap<Long, Object> requests = new HashMap<>();
+  final LinkedHashMap<Semaphore, Holding> holdings = new LinkedHashMap<>();
+  final LinkedHashMap<Long, WaitList> waitLists = new LinkedHashMap<>();
+
+  /** Waiting requests plus WaitMany entries, bounded by {@code maxWaitersPerSession}. */
+  int waiting;
+
+  /** Replies not yet acknowledged, bounded by {@code maxUnackedReplies}. */
+  int unacked;
+
+  Session(long id, long ttl, long lastSeen) {
+    this.id = id;
+    this.ttl = ttl;
+    this.lastSeen = lastSeen;
+  }
+
+  @Nullable Holding findHolding(Semaphore semaphore) {
+    return holdings.get(semaphore);
+  }
+
+  /** This session's holding on {@code semaphore}, created and registered with it if new. */
+  Holding holding(Semaphore semaphore) {
+    Holding h = holdings.get(semaphore);
+    if (h == null) {
+      h = new Holding(this, semaphore);
+      holdings.put(semaphore, h);
+      semaphore.holders().holdings.put(this, h);
+    }
+    return h;
+  }
+
+  /** Forgets a holding that no longer owns or awaits anything. */
+  void dropIfEmpty(Holding h) {
+    if (h.isEmpty()) {
+      holdings.remove(h.semaphore);
+      HolderTable table = h.semaphore.holders;
+      if (table != null) {
+        table.holdings.remove(this);
+      }
+      h.semaphore.compact();
+    }
+  }
+
+  @Nullable WaitList waitList(long listId) {
+    return waitLists.get(listId);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(id);
+  }
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return this == o;
+  }
+}

@@ -1,0 +1,194 @@
+package io.semafor.core;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Sessions (SPEC §5): open, close, expiry, acknowledgement of replies, and owned releases. When a
+ * session ends, nothing it held is lost: its waiters are withdrawn, what it owned goes back (SysV
+ * undo), and grants it never acknowledged go back too.
+ */
+final class SessionCommands {
+  private final Engine engine;
+  private final LeaseCommands leases;
+  private final WaitManyCommands waitMany;
+
+  SessionCommands(Engine engine, LeaseCommands leases, WaitManyCommands waitMany) {
+    this.engine = engine;
+    this.leases = leases;
+    this.waitMany = waitMany;
+  }
+
+  Result open(Command.OpenSession command) {
+    Result.Failure failure = Check.positive("ttl", command.ttl());
+    if (failure != null) {
+      return failure;
+    }
+    int max = engine.limits.maxSessions();
+    if (engine.sessions.size() >= max) {
+      return Check.exhausted("maxSessions", max, "no more sessions can be opened");
+    }
+    long id = ++engine.lastSessionId;
+    engine.sessions.put(id, new Session(id, command.ttl(), engine.now));
+    engine.emit(new Effect.SessionStarted(id, command.ttl()));
+    return new Result.SessionOpened(id, command.ttl());
+  }
+
+  /**
+   * Ends a session whose TTL passed. The leader tracks keep-alives, which are not logged; the
+   * machine only knows the last logged command, so it refuses an expiry sooner than a TTL after
+   * that, which can only be early.
+   */
+  Result expire(Command.ExpireSession command) {
+    Session session = engine.session(command.sessionId());
+    if (session == null) {
+      return new Result.Expiry(false);
+    }
+    long expiresAt = session.lastSeen + session.ttl;
+    if (expiresAt < session.lastSeen) {
+      expiresAt = Long.MAX_VALUE;
+    }
+    if (engine.now < expiresAt) {
+      return new Result.Expiry(false);
+    }
+    end(session);
+    return new Result.Expiry(true);
+  }
+
+  Reply close(Session session, long requestId) {
+    end(session);
+    return new Reply(session.id, requestId, engine.revision, new Result.SessionClosed());
+  }
+
+  /**
+   * Marks replies as received: amounts in transit are now the client's, and a lease now outlives
+   * the session. Unknown ids, and ids of requests still waiting, are ignored.
+   */
+  void acknowledge(Session session, List<Long> acks) {
+    for (long id : acks) {
+      if (!(session.requests.get(id) instanceof Delivery delivery)) {
+        continue;
+      }
+      session.requests.remove(id);
+      session.unacked--;
+      for (int i = 0; i < delivery.semaphores.length; i++) {
+        Semaphore s = delivery.semaphores[i];
+        if (!s.deleted()) {
+          s.outstanding -= delivery.amounts[i];
+        }
+      }
+      Lease lease = delivery.lease;
+      if (lease != null && session.equals(lease.undeliveredTo)) {
+        lease.undeliveredTo = null;
+      }
+    }
+  }
+
+  Reply release(Session session, long requestId, Operation.Release op) {
+    Result.Failure failure = Check.positive("amount", op.amount());
+    if (failure != null) {
+      return engine.answer(session, requestId, failure);
+    }
+    Semaphore s = engine.semaphores.get(op.name());
+    if (s == null) {
+      return engine.answer(
+          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+    }
+    Holding h = session.findHolding(s);
+    long owned = h == null ? 0 : h.owned();
+    if (h == null || op.amount() > owned) {
+      return engine.answer(
+          session,
+          requestId,
+          Check.invalid(
+              "amount", "releases " + op.amount() + " of " + s + " but the session owns " + owned));
+    }
+    Ownership.disown(h, op.amount());
+    s.value += op.amount();
+    session.dropIfEmpty(h);
+    engine.touch(s);
+    return engine.answer(session, requestId, new Result.Released(op.amount()));
+  }
+
+  Reply releaseSlot(Session session, long requestId, Operation.ReleaseSlot op) {
+    Result.Failure failure = Check.positive("slot", op.slot());
+    if (failure != null) {
+      return engine.answer(session, requestId, failure);
+    }
+    Semaphore s = engine.semaphores.get(op.name());
+    if (s == null) {
+      return engine.answer(
+          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+    }
+    Holding h = session.findHolding(s);
+    if (h == null || !s.slotted() || !h.holdsSlot(op.slot())) {
+      return engine.answer(
+          session,
+          requestId,
+          Check.invalid("slot", "the session holds no slot " + op.slot() + " of " + s));
+    }
+    Ownership.releaseSlot(h, op.slot());
+    session.dropIfEmpty(h);
+    engine.touch(s);
+    return engine.answer(session, requestId, new Result.Released(1));
+  }
+
+  /** Ends a session by close or expiry; the caller settles the semaphores it touched. */
+  void end(Session session) {
+    List<Waiter> waiting = new ArrayList<>();
+    List<Delivery> deliveries = new ArrayList<>();
+    for (Object request : session.requests.values()) {
+      if (request instanceof Waiter w) {
+        waiting.add(w);
+      } else if (request instanceof Delivery d) {
+        deliveries.add(d);
+      }
+    }
+    waiting.sort(Comparator.comparingLong(w -> w.seq));
+    for (Waiter w : waiting) {
+      engine.complete(
+          w,
+          new Result.Failure(
+              ErrorCode.SESSION_EXPIRED,
+              "sessionId: session " + session.id + " ended while this request waited"));
+    }
+    for (WaitList list : new ArrayList<>(session.waitLists.values())) {
+      for (WaitManyEntry entry : new ArrayList<>(list.entries.values())) {
+        waitMany.drop(entry, true);
+      }
+    }
+    session.waitLists.clear();
+    deliveries.sort(Comparator.comparingLong(d -> d.reply.requestId()));
+    for (Delivery d : deliveries) {
+      giveBack(session, d);
+    }
+    for (Holding h : new ArrayList<>(session.holdings.values())) {
+      Ownership.undo(h);
+      h.pendingOwned = 0;
+      session.dropIfEmpty(h);
+      engine.touch(h.semaphore);
+    }
+    session.requests.clear();
+    engine.sessions.remove(session.id);
+    engine.emit(new Effect.SessionEnded(session.id));
+  }
+
+  /** Returns what an unacknowledged reply was handing over (SPEC §9: at-least-once). */
+  private void giveBack(Session session, Delivery d) {
+    for (int i = 0; i < d.semaphores.length; i++) {
+      Semaphore s = d.semaphores[i];
+      if (!s.deleted()) {
+        s.outstanding -= d.amounts[i];
+        s.value += d.amounts[i];
+        engine.touch(s);
+      }
+    }
+    Lease lease = d.lease;
+    if (lease != null
+        && session.equals(lease.undeliveredTo)
+        && engine.leases.containsKey(lease.permitId)) {
+      leases.end(lease);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package io.semafor.core;
+
+import java.io.DataInput;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** Rebuilds an {@link Engine} from what {@link SnapshotWriter} wrote. */
+final class SnapshotReader {
+  private final Limits limits;
+  private final DataInput in;
+  private final Map<Long, Long> leaseOwners = new HashMap<>();
+
+  SnapshotReader(Limits limits, DataInput in) {
+    this.limits = limits;
+    this.in = in;
+  }
+
+  Engine read() throws IOException {
+    if (in.readInt() != SnapshotWriter.MAGIC) {
+      throw new IOException("not a Semafor snapshot");
+    }
+    int version = in.readInt();
+    if (version != SnapshotWriter.VERSION) {
+      throw new IOException("unknown snapshot version " + version);
+    }
+    long revision = in.readLong();
+    long now = in.readLong();
+    long lastSeq = in.readLong();
+    long lastToken = in.readLong();
+    long lastSessionId = in.readLong();
+    long lastPermitId = in.readLong();
+    Engine engine = new Engine(limits, readSemaphores());
+    engine.revision = revision;
+    engine.now = now;
+    engine.lastSeq = lastSeq;
+    engine.lastToken = lastToken;
+    engine.lastSessionId = lastSessionId;
+    engine.lastPermitId = lastPermitId;
+    int leases = in.readInt();
+    for (int i = 0; i < leases; i++) {
+      readLease(engine);
+    }
+    int sessions = in.readInt();
+    for (int i = 0; i < sessions; i++) {
+      readSession(engine);
+    }
+    for (Map.Entry<Long, Long> owner : leaseOwners.entrySet()) {
+      Lease lease = engine.leases.get(owner.getKey());
+      if (lease != null) {
+        lease.undeliveredTo = engine.session(owner.getValue());
+      }
+    }
+    int waiters = in.readInt();
+    for (int i = 0; i < waiters; i++) {
+      readWaiter(engine);
+    }
+    return engine;
+  }
+
+  private SemaphoreIndex readSemaphores() throws IOException {
+    SemaphoreIndex index = new SemaphoreIndex(in.readInt());
+    int count = in.readInt();
+    for (int i = 0; i < count; i++) {
+      byte[] name = ResultCodec.readBytes(in);
+      long value = in.readLong();
+      SemaphoreOptions options =
+          new SemaphoreOptions(in.readLong(), Policy.ofNumber(in.readByte()), in.readInt());
+      boolean slotted = in.readBoolean();
+      Semaphore s = new Semaphore(name, Name.hash(name), value, options, slotted);
+      s.outstanding = in.readLong();
+      index.add(s);
+    }
+    return index;
+  }
+
+  private void readLease(Engine engine) throws IOException {
+    long permitId = in.readLong();
+    Semaphore s = semaphore(engine);
+    long amount = in.readLong();
+    long[] slots = new long[in.readInt()];
+    for (int i = 0; i < slots.length; i++) {
+      slots[i] = in.readLong();
+      s.holders().markSlot(slots[i]);
+    }
+    Lease lease =
+        new Lease(
+            permitId,
+            s,
+            amount,
+            slots,
+            in.readLong(),
+            in.readLong(),
+            in.readLong(),
+            in.readLong(),
+            null);
+    long owner = in.readLong();
+    if (owner != 0) {
+      leaseOwners.put(permitId, owner);
+    }
+    engine.leases.put(permitId, lease);
+    s.holders().leases.put(permitId, lease);
+  }
+
+  private void readSession(Engine engine) throws IOException {
+    Session session = new Session(in.readLong(), in.readLong(), in.readLong());
+    session.lastRequestId = in.readLong();
+    session.waiting = in.readInt();
+    session.unacked = in.readInt();
+    engine.sessions.put(session.id, session);
+    int holdings = in.readInt();
+    for (int i = 0; i < holdings; i++) {
+      Semaphore s = semaphore(engine);
+      Holding h = session.holding(s);
+      h.adjustment = in.readLong();
+      h.pendingOwned = in.readLong();
+      for (long slot : ResultCodec.readLongs(in)) {
+        h.pushSlot(slot);
+        s.holders().markSlot(slot);
+      }
+    }
+    int lists = in.readInt();
+    for (int i = 0; i < lists; i++) {
+      WaitList list = new WaitList(session, in.readLong());
+      list.nextOrdinal = in.readLong();
+      list.lastReported = in.readLong();
+      session.waitLists.put(list.listId, list);
+      int entries = in.readInt();
+      for (int j = 0; j < entries; j++) {
+        boolean deleted = in.readBoolean();
+        Semaphore s = deleted ? deletedSemaphore() : semaphore(engine);
+        WaitManyEntry entry = new WaitManyEntry(list, s, in.readLong());
+        entry.granted = in.readLong();
+        entry.token = in.readLong();
+        entry.deleted = deleted;
+        list.entries.put(s, entry);
+        if (!deleted) {
+          s.holders().entries.add(entry);
+        }
+      }
+    }
+    int deliveries = in.readInt();
+    for (int i = 0; i < deliveries; i++) {
+      Reply reply = ResultCodec.readReply(in);
+      int moving = in.readInt();
+      Semaphore[] semaphores = new Semaphore[moving];
+      long[] amounts = new long[moving];
+      for (int k = 0; k < moving; k++) {
+        semaphores[k] = semaphore(engine);
+        amounts[k] = in.readLong();
+      }
+      long permitId = in.readLong();
+      Lease lease = permitId == 0 ? null : engine.leases.get(permitId);
+      session.requests.put(reply.requestId(), new Delivery(reply, semaphores, amounts, lease));
+    }
+  }
+
+  private void readWaiter(Engine engine) throws IOException {
+    byte type = in.readByte();
+    Session session = required(engine.session(in.readLong()), "a waiter's session");
+    long requestId = in.readLong();
+    long seq = in.readLong();
+    long deadline = in.readLong();
+    switch (type) {
+      case SnapshotWriter.WAITER_SINGLE -> {
+        Semaphore s = semaphore(engine);
+        byte kind = in.readByte();
+        long requested = in.readLong();
+        boolean owned = in.readBoolean();
+        long leaseTtl = in.readLong();
+        long listId = in.readLong();
+        long ordinal = in.readLong();
+        WaitManyEntry entry = null;
+        if (kind == SingleWaiter.WAIT_MANY_ENTRY) {
+          WaitList list = required(session.waitList(listId), "a WaitMany waiter's list");
+          entry = required(list.entries.get(s), "a WaitMany waiter's entry");
+          if (entry.ordinal != ordinal) {
+            throw new IOException("corrupt snapshot: WaitMany entry ordinal mismatch");
+          }
+        }
+        SingleWaiter w =
+            new SingleWaiter(
+                session, requestId, seq, deadline, s, kind, requested, owned, leaseTtl, entry);
+        s.queue().append(w);
+        if (entry != null) {
+          entry.pending = w;
+        } else {
+          session.requests.put(requestId, w);
+        }
+      }
+      case SnapshotWriter.WAITER_SEMOP -> {
+        int n = in.readInt();
+        Semaphore[] semaphores = new Semaphore[n];
+        long[] deltas = new long[n];
+        boolean[] noWait = new boolean[n];
+        boolean[] owned = new boolean[n];
+        for (int i = 0; i < n; i++) {
+          semaphores[i] = semaphore(engine);
+          deltas[i] = in.readLong();
+          noWait[i] = in.readBoolean();
+          owned[i] = in.readBoolean();
+        }
+        SemopWaiter w =
+            new SemopWaiter(
+                session,
+                requestId,
+                seq,
+                deadline,
+                new SemopPlan(semaphores, deltas, noWait, owned));
+        for (SemopNode node : w.nodes) {
+          node.semaphore.queue().append(node);
+        }
+        session.requests.put(requestId, w);
+      }
+      case SnapshotWriter.WAITER_CALL -> {
+        WaitList list = required(session.waitList(in.readLong()), "a waitMany call's list");
+        WaitManyCall call = new WaitManyCall(session, requestId, seq, deadline, list);
+        list.call = call;
+        session.requests.put(requestId, call);
+      }
+      default -> throw new IOException("corrupt snapshot: waiter type " + type);
+    }
+  }
+
+  private Semaphore semaphore(Engine engine) throws IOException {
+    Name name = Name.wrap(ResultCodec.readBytes(in));
+    return required(engine.semaphores.get(name), "semaphore " + name);
+  }
+
+  /** A stand-in for a deleted semaphore that a WaitMany entry still has to report. */
+  private Semaphore deletedSemaphore() throws IOException {
+    byte[] name = ResultCodec.readBytes(in);
+    Semaphore s = new Semaphore(name, Name.hash(name), 0, SemaphoreOptions.DEFAULT, false);
+    s.markDeleted();
+    return s;
+  }
+
+  private static <T> T required(@Nullable T value, String what) throws IOException {
+    if (value == null) {
+      throw new IOException("corrupt snapshot: " + what + " is missing");
+    }
+    return value;
+  }
+}
