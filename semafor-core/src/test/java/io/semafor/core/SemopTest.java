@@ -234,6 +234,23 @@ class SemopTest {
   }
 
   @Test
+  void aSemopThatAddsBeforeItTakesIsServedAtZeroOnceTheBlockerAheadOfItLeaves() {
+    c.create("x", 0);
+    TestClient reader = h.connect();
+    long partial = reader.decrement("x", 1, Operation.FOREVER); // at the head, waiting for > 0
+    TestClient big = h.connect();
+    long blocker = big.acquire("x", 5, Operation.FOREVER);
+    long selfFeeding =
+        c.semop(Operation.FOREVER, SemopOp.of("x", 2), SemopOp.of("x", -2)); // held back
+
+    big.cancel(blocker);
+
+    assertThat(done(c, selfFeeding).done()).isTrue();
+    assertThat(reader.waiting(partial)).isTrue();
+    assertThat(h.value("x")).isZero();
+  }
+
+  @Test
   void ownedTakesOnASlottedSemaphoreReportTheirSlotsPerOp() {
     c.create("x", 3, SemaphoreOptions.withCapacity(3));
     long id = c.semop(0, SemopOp.of("x", -2).withOwned(), SemopOp.of("x", -1));
