@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 final class Engine {
   final Limits limits;
   final SemaphoreIndex semaphores;
-  final LinkedHashMap<Long, Session> sessions = new LinkedHashMap<>();
+  final LongTable<Session> sessions = new LongTable<>();
   final LinkedHashMap<Long, Lease> leases = new LinkedHashMap<>();
 
   /** Revision and log time of the command being applied (or last applied). */
@@ -60,14 +60,19 @@ final class Engine {
     if (effects.isEmpty()) {
       return List.of();
     }
-    List<Effect> out = List.copyOf(effects);
+    List<Effect> out = effects.size() == 1 ? List.of(effects.get(0)) : List.copyOf(effects);
     effects.clear();
     return out;
   }
 
-  /** Marks a semaphore whose waiters may now be served. */
+  /**
+   * Marks a semaphore whose waiters may now be served. One with no queue has nobody to serve, and a
+   * request that arrives later in the same command is judged on the values it finds, so it is not
+   * marked: the uncontended path then never touches the list (whose every store costs a GC write
+   * barrier).
+   */
   void touch(Semaphore s) {
-    if (!s.touched() && !s.deleted()) {
+    if (s.queue != null && !s.touched() && !s.deleted()) {
       s.setTouched(true);
       touched.add(s);
     }
@@ -92,26 +97,41 @@ final class Engine {
     return sessions.get(id);
   }
 
-  /** Records a reply that hands nothing over, and returns it. */
+  /** Keeps a reply that hands nothing over until the client acknowledges it, and returns it. */
   Reply answer(Session session, long requestId, Result result) {
-    return answer(session, requestId, result, Delivery.NO_SEMAPHORES, Delivery.NO_AMOUNTS, null);
+    Reply reply = new Reply(session.id, requestId, revision, result);
+    keep(session, requestId, reply);
+    return reply;
   }
 
-  /**
-   * Records a reply together with what it hands over, until the client acknowledges it, and returns
-   * it.
-   */
-  Reply answer(
-      Session session,
-      long requestId,
-      Result result,
-      Semaphore[] inTransit,
-      long[] amounts,
-      @Nullable Lease lease) {
+  /** Keeps a reply handing over {@code amount} taken from {@code s}, and returns it. */
+  Reply answer(Session session, long requestId, Result result, Semaphore s, long amount) {
     Reply reply = new Reply(session.id, requestId, revision, result);
-    session.requests.put(requestId, new Delivery(reply, inTransit, amounts, lease));
-    session.unacked++;
+    keep(session, requestId, Delivery.of(reply, s, amount));
     return reply;
+  }
+
+  /** Keeps a reply handing over a lease, and returns it. */
+  Reply answer(Session session, long requestId, Result result, Lease lease) {
+    Reply reply = new Reply(session.id, requestId, revision, result);
+    keep(session, requestId, Delivery.of(reply, lease));
+    return reply;
+  }
+
+  /** Keeps a reply handing over amounts from several semaphores (maybe none), and returns it. */
+  Reply answer(
+      Session session, long requestId, Result result, Semaphore[] inTransit, long[] amounts) {
+    if (inTransit.length == 0) {
+      return answer(session, requestId, result);
+    }
+    Reply reply = new Reply(session.id, requestId, revision, result);
+    keep(session, requestId, Delivery.of(reply, inTransit, amounts));
+    return reply;
+  }
+
+  private static void keep(Session session, long requestId, Object kept) {
+    session.requests.put(requestId, kept);
+    session.unacked++;
   }
 
   /**

@@ -174,7 +174,8 @@ final class GrantOrder {
   /** Releases, in arrival order, the plain wait-for-zero waiters of touched semaphores at 0. */
   private void releaseZeros(List<Semaphore> touched) {
     List<Waiter> released = null;
-    for (Semaphore s : touched) {
+    for (int i = 0; i < touched.size(); i++) {
+      Semaphore s = touched.get(i);
       WaiterQueue q = s.queue;
       if (s.value != 0 || q == null) {
         continue;

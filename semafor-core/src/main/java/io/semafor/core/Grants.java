@@ -30,12 +30,7 @@ final class Grants {
     }
     semaphore.outstanding += amount;
     return engine.answer(
-        session,
-        requestId,
-        new Result.Granted(amount, token, seq, List.of()),
-        new Semaphore[] {semaphore},
-        new long[] {amount},
-        null);
+        session, requestId, new Result.Granted(amount, token, seq, List.of()), semaphore, amount);
   }
 
   /** Takes {@code amount} as a lease ending {@code ttl} from now, and records the reply. */
@@ -58,8 +53,7 @@ final class Grants {
     table.leases.put(permitId, lease);
     engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(permitId), expiresAt));
     Result result = new Result.LeaseGranted(permitId, amount, token, seq, boxed(slots), expiresAt);
-    return engine.answer(
-        session, requestId, result, Delivery.NO_SEMAPHORES, Delivery.NO_AMOUNTS, lease);
+    return engine.answer(session, requestId, result, lease);
   }
 
   /** Adds {@code amount} to a WaitMany entry's unreported grant. */
@@ -115,7 +109,7 @@ final class Grants {
       engine.touch(plan.distinct[d]);
     }
     Result result = new Result.SemopDone(true, token, seq, slots);
-    return engine.answer(session, requestId, result, semaphores, amounts, null);
+    return engine.answer(session, requestId, result, semaphores, amounts);
   }
 
   static List<Long> boxed(long[] values) {

@@ -118,8 +118,9 @@ public final class SemaphoreMachine {
     sessions.acknowledge(session, request.acks());
     if (id <= session.lastRequestId) {
       Object known = session.requests.get(id);
-      if (known instanceof Delivery delivery) {
-        return delivery.reply;
+      Reply kept = Delivery.replyOf(known);
+      if (kept != null) {
+        return kept;
       }
       if (known instanceof Waiter) {
         return null;
@@ -231,8 +232,11 @@ public final class SemaphoreMachine {
    */
   public List<Effect.SessionStarted> sessions() {
     List<Effect.SessionStarted> out = new ArrayList<>(engine.sessions.size());
-    for (Session s : engine.sessions.values()) {
-      out.add(new Effect.SessionStarted(s.id, s.ttl));
+    for (long id : engine.sessions.sortedKeys()) {
+      Session s = engine.sessions.get(id);
+      if (s != null) {
+        out.add(new Effect.SessionStarted(s.id, s.ttl));
+      }
     }
     return out;
   }
@@ -243,13 +247,16 @@ public final class SemaphoreMachine {
    */
   public List<Effect.ArmTimer> timers() {
     List<Effect.ArmTimer> out = new ArrayList<>();
-    for (Session s : engine.sessions.values()) {
-      for (Object request : s.requests.values()) {
-        if (request instanceof Waiter w && w.deadline != Waiter.NO_DEADLINE) {
-          out.add(new Effect.ArmTimer(new TimerKey.WaiterTimeout(s.id, w.requestId), w.deadline));
-        }
-      }
-    }
+    engine.sessions.forEachValue(
+        s ->
+            s.requests.forEachValue(
+                request -> {
+                  if (request instanceof Waiter w && w.deadline != Waiter.NO_DEADLINE) {
+                    out.add(
+                        new Effect.ArmTimer(
+                            new TimerKey.WaiterTimeout(s.id, w.requestId), w.deadline));
+                  }
+                }));
     for (Lease lease : engine.leases.values()) {
       out.add(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
     }

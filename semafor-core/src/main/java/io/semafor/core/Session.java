@@ -1,15 +1,14 @@
 package io.semafor.core;
 
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One client's presence (SPEC §2): its TTL, the requests it has in flight, and what it holds.
  *
- * <p>{@link #requests} maps a request id to its {@link Waiter} while it waits, then to its {@link
- * Delivery} until the client acknowledges the reply. Its iteration order is never observable: code
- * that walks it sorts first.
+ * <p>{@link #requests} maps a request id to its {@link Waiter} while it waits, then to its kept
+ * {@link Reply} (or {@link Delivery}, if the reply hands something over) until the client
+ * acknowledges it. Its iteration order is never observable: code that walks it sorts first.
  */
 final class Session {
   final long id;
@@ -22,7 +21,7 @@ final class Session {
   long lastSeen;
 
   long lastRequestId;
-  final HashMap<Long, Object> requests = new HashMap<>();
+  final LongTable<Object> requests = new LongTable<>();
   final LinkedHashMap<Semaphore, Holding> holdings = new LinkedHashMap<>();
   final LinkedHashMap<Long, WaitList> waitLists = new LinkedHashMap<>();
 

@@ -66,16 +66,23 @@ final class SessionCommands {
    * the session. Unknown ids, and ids of requests still waiting, are ignored.
    */
   void acknowledge(Session session, List<Long> acks) {
-    for (long id : acks) {
-      if (!(session.requests.get(id) instanceof Delivery delivery)) {
+    for (int k = 0; k < acks.size(); k++) {
+      long id = acks.get(k);
+      Object kept = session.requests.get(id);
+      if (kept instanceof Reply) {
+        session.requests.remove(id);
+        session.unacked--;
+        continue;
+      }
+      if (!(kept instanceof Delivery delivery)) {
         continue;
       }
       session.requests.remove(id);
       session.unacked--;
-      for (int i = 0; i < delivery.semaphores.length; i++) {
-        Semaphore s = delivery.semaphores[i];
+      for (int i = 0; i < delivery.transfers(); i++) {
+        Semaphore s = delivery.semaphore(i);
         if (!s.deleted()) {
-          s.outstanding -= delivery.amounts[i];
+          s.outstanding -= delivery.amount(i);
         }
       }
       Lease lease = delivery.lease;
@@ -138,13 +145,14 @@ final class SessionCommands {
   void end(Session session) {
     List<Waiter> waiting = new ArrayList<>();
     List<Delivery> deliveries = new ArrayList<>();
-    for (Object request : session.requests.values()) {
-      if (request instanceof Waiter w) {
-        waiting.add(w);
-      } else if (request instanceof Delivery d) {
-        deliveries.add(d);
-      }
-    }
+    session.requests.forEachValue(
+        request -> {
+          if (request instanceof Waiter w) {
+            waiting.add(w);
+          } else if (request instanceof Delivery d) {
+            deliveries.add(d);
+          }
+        });
     waiting.sort(Comparator.comparingLong(w -> w.seq));
     for (Waiter w : waiting) {
       engine.complete(
@@ -176,11 +184,11 @@ final class SessionCommands {
 
   /** Returns what an unacknowledged reply was handing over (SPEC §9: at-least-once). */
   private void giveBack(Session session, Delivery d) {
-    for (int i = 0; i < d.semaphores.length; i++) {
-      Semaphore s = d.semaphores[i];
+    for (int i = 0; i < d.transfers(); i++) {
+      Semaphore s = d.semaphore(i);
       if (!s.deleted()) {
-        s.outstanding -= d.amounts[i];
-        s.value += d.amounts[i];
+        s.outstanding -= d.amount(i);
+        s.value += d.amount(i);
         engine.touch(s);
       }
     }

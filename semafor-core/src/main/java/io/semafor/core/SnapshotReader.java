@@ -152,7 +152,11 @@ final class SnapshotReader {
       }
       long permitId = in.readLong();
       Lease lease = permitId == 0 ? null : engine.leases.get(permitId);
-      session.requests.put(reply.requestId(), new Delivery(reply, semaphores, amounts, lease));
+      Object kept =
+          lease != null
+              ? Delivery.of(reply, lease)
+              : moving > 0 ? Delivery.of(reply, semaphores, amounts) : reply;
+      session.requests.put(reply.requestId(), kept);
     }
   }
 

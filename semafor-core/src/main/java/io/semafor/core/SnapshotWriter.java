@@ -48,8 +48,11 @@ final class SnapshotWriter {
     }
     out.writeInt(engine.sessions.size());
     List<Waiter> waiters = new ArrayList<>();
-    for (Session session : engine.sessions.values()) {
-      writeSession(session, waiters);
+    for (long id : engine.sessions.sortedKeys()) {
+      Session session = engine.sessions.get(id);
+      if (session != null) {
+        writeSession(session, waiters);
+      }
     }
     waiters.sort(Comparator.comparingLong(w -> w.seq));
     out.writeInt(waiters.size());
@@ -121,38 +124,47 @@ final class SnapshotWriter {
         }
       }
     }
-    List<Long> ids = new ArrayList<>(session.requests.keySet());
-    ids.sort(Comparator.naturalOrder());
-    List<Delivery> deliveries = new ArrayList<>();
-    for (long id : ids) {
+    List<Object> kept = new ArrayList<>();
+    for (long id : session.requests.sortedKeys()) {
       Object request = session.requests.get(id);
-      if (request instanceof Delivery d) {
-        deliveries.add(d);
-      } else if (request instanceof Waiter w) {
+      if (request instanceof Waiter w) {
         waiters.add(w);
+      } else if (request != null) {
+        kept.add(request);
       }
     }
-    out.writeInt(deliveries.size());
-    for (Delivery d : deliveries) {
-      writeDelivery(d);
+    out.writeInt(kept.size());
+    for (Object request : kept) {
+      writeKept(request);
     }
   }
 
-  private void writeDelivery(Delivery d) throws IOException {
-    ResultCodec.writeReply(out, d.reply);
-    int live = 0;
-    for (Semaphore s : d.semaphores) {
-      live += s.deleted() ? 0 : 1;
+  /** A kept reply with what it still hands over: transfers on live semaphores, a live lease. */
+  private void writeKept(Object request) throws IOException {
+    Reply reply = Delivery.replyOf(request);
+    if (reply == null) {
+      throw new IllegalStateException("not a kept reply: " + request);
     }
-    out.writeInt(live);
-    for (int i = 0; i < d.semaphores.length; i++) {
-      if (!d.semaphores[i].deleted()) {
-        ResultCodec.writeBytes(out, d.semaphores[i].name);
-        out.writeLong(d.amounts[i]);
+    ResultCodec.writeReply(out, reply);
+    List<Semaphore> semaphores = new ArrayList<>();
+    List<Long> amounts = new ArrayList<>();
+    Lease lease = null;
+    if (request instanceof Delivery d) {
+      for (int i = 0; i < d.transfers(); i++) {
+        if (!d.semaphore(i).deleted()) {
+          semaphores.add(d.semaphore(i));
+          amounts.add(d.amount(i));
+        }
       }
+      Lease l = d.lease;
+      lease = l != null && engine.leases.get(l.permitId) == l ? l : null;
     }
-    Lease lease = d.lease;
-    out.writeLong(lease != null && engine.leases.get(lease.permitId) == lease ? lease.permitId : 0);
+    out.writeInt(semaphores.size());
+    for (int i = 0; i < semaphores.size(); i++) {
+      ResultCodec.writeBytes(out, semaphores.get(i).name);
+      out.writeLong(amounts.get(i));
+    }
+    out.writeLong(lease == null ? 0 : lease.permitId);
   }
 
   private void writeWaiter(Waiter w) throws IOException {

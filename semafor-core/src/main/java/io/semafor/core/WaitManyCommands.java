@@ -227,8 +227,7 @@ final class WaitManyCommands {
         requestId,
         new Result.WaitManyReported(reports),
         moving.toArray(new Semaphore[0]),
-        transit,
-        null);
+        transit);
   }
 
   /**
