@@ -34,10 +34,6 @@ final class Holding {
     return adjustment == 0 && pendingOwned == 0;
   }
 
-  int slotCount() {
-    return slotCount;
-  }
-
   void pushSlot(long slot) {
     if (slotCount == slots.length) {
       slots = Arrays.copyOf(slots, Math.max(4, slotCount * 2));

@@ -30,10 +30,6 @@ final class LongTable<V> {
     return size;
   }
 
-  boolean isEmpty() {
-    return size == 0;
-  }
-
   private static int slot(long key, int mask) {
     return (int) ((key * 0x9E3779B97F4A7C15L) >>> 32) & mask;
   }
@@ -50,10 +46,6 @@ final class LongTable<V> {
         return null;
       }
     }
-  }
-
-  boolean containsKey(long key) {
-    return get(key) != null;
   }
 
   /**

@@ -11,10 +11,6 @@ final class NodeList {
     return head;
   }
 
-  boolean isEmpty() {
-    return head == null;
-  }
-
   void append(Node node) {
     node.prev = tail;
     node.next = null;

@@ -178,7 +178,34 @@ final class ModelState {
     final List<Op> ops;
     final @Nullable WList list;
 
-    W(
+    static W single(
+        Kind kind,
+        Ses ses,
+        long id,
+        long seq,
+        long deadline,
+        Sem sem,
+        long amount,
+        boolean owned,
+        long leaseTtl) {
+      return new W(
+          kind, ses, id, seq, deadline, sem, amount, owned, leaseTtl, null, List.of(), null);
+    }
+
+    static W entry(Ses ses, long seq, Sem sem, long amount, Entry entry) {
+      return new W(
+          Kind.ENTRY, ses, 0, seq, NO_DEADLINE, sem, amount, false, 0, entry, List.of(), null);
+    }
+
+    static W semop(Ses ses, long id, long seq, long deadline, List<Op> ops) {
+      return new W(Kind.SEMOP, ses, id, seq, deadline, null, 0, false, 0, null, ops, null);
+    }
+
+    static W call(Ses ses, long id, long seq, long deadline, WList list) {
+      return new W(Kind.CALL, ses, id, seq, deadline, null, 0, false, 0, null, List.of(), list);
+    }
+
+    private W(
         Kind kind,
         Ses ses,
         long requestId,

@@ -21,10 +21,6 @@ import io.semafor.core.model.ModelState.Sem;
 import io.semafor.core.model.ModelState.Ses;
 import io.semafor.core.model.ModelState.W;
 import io.semafor.core.model.ModelState.WList;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -360,20 +356,7 @@ public final class ReferenceModel {
     if (waitingCount(ses) >= limits.maxWaitersPerSession()) {
       return fail(ErrorCode.RESOURCE_EXHAUSTED);
     }
-    enqueue(
-        new W(
-            kind,
-            ses,
-            id,
-            ++st.seq,
-            deadline(timeout),
-            s,
-            amount,
-            owned,
-            leaseTtl,
-            null,
-            List.of(),
-            null));
+    enqueue(W.single(kind, ses, id, ++st.seq, deadline(timeout), s, amount, owned, leaseTtl));
     return null;
   }
 
@@ -426,20 +409,7 @@ public final class ReferenceModel {
     if (waitingCount(ses) >= limits.maxWaitersPerSession()) {
       return fail(ErrorCode.RESOURCE_EXHAUSTED);
     }
-    enqueue(
-        new W(
-            Kind.SEMOP,
-            ses,
-            id,
-            ++st.seq,
-            deadline(o.timeout()),
-            null,
-            0,
-            false,
-            0,
-            null,
-            ops,
-            null));
+    enqueue(W.semop(ses, id, ++st.seq, deadline(o.timeout()), ops));
     return null;
   }
 
@@ -532,20 +502,7 @@ public final class ReferenceModel {
     if (s.value > 0 && !heldBack(s, seq)) {
       grantEntry(entry, Math.min(s.value, amount));
     } else {
-      W w =
-          new W(
-              Kind.ENTRY,
-              ses,
-              0,
-              seq,
-              ModelState.NO_DEADLINE,
-              s,
-              amount,
-              false,
-              0,
-              entry,
-              List.of(),
-              null);
+      W w = W.entry(ses, seq, s, amount, entry);
       st.waiters.add(w);
       entry.pending = w;
     }
@@ -605,20 +562,7 @@ public final class ReferenceModel {
     if (waitingCount(ses) >= limits.maxWaitersPerSession()) {
       return fail(ErrorCode.RESOURCE_EXHAUSTED);
     }
-    W call =
-        new W(
-            Kind.CALL,
-            ses,
-            id,
-            ++st.seq,
-            deadline(o.timeout()),
-            null,
-            0,
-            false,
-            0,
-            null,
-            List.of(),
-            list);
+    W call = W.call(ses, id, ++st.seq, deadline(o.timeout()), list);
     list.call = call;
     enqueue(call);
     return null;
@@ -1152,20 +1096,7 @@ public final class ReferenceModel {
   }
 
   private boolean validName(Name name) {
-    byte[] bytes = name.toBytes();
-    if (bytes.length < 1 || bytes.length > limits.maxNameBytes()) {
-      return false;
-    }
-    try {
-      StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes));
-      return true;
-    } catch (CharacterCodingException e) {
-      return false;
-    }
+    return name.isValid(limits.maxNameBytes());
   }
 
   private static Result.Failure fail(ErrorCode code) {
