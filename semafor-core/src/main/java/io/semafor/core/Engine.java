@@ -43,7 +43,10 @@ final class Engine {
     return ++lastToken;
   }
 
-  /** The log-time deadline of a wait of {@code timeout} nanoseconds starting now. */
+  /**
+   * The log-time deadline of a wait of {@code timeout} nanoseconds starting now. A finite wait
+   * keeps a finite deadline even if it overflows, so it stays armed and apart from "forever".
+   */
   long deadline(long timeout) {
     if (timeout < 0) {
       return Waiter.NO_DEADLINE;
@@ -91,6 +94,11 @@ final class Engine {
 
   List<WaitList> readyLists() {
     return readyLists;
+  }
+
+  /** The failure for an operation on {@code name} that names no semaphore. */
+  Result.Failure noSemaphore(Name name) {
+    return Check.missing("name", name, limits.maxNameBytes());
   }
 
   @Nullable Session session(long id) {

@@ -17,7 +17,7 @@ final class Queries {
 
   Result get(Query.Get q) {
     Semaphore s = engine.semaphores.get(q.name());
-    return s == null ? Check.missing("name", q.name(), engine.limits.maxNameBytes()) : status(s);
+    return s == null ? engine.noSemaphore(q.name()) : status(s);
   }
 
   static Result.SemaphoreStatus status(Semaphore s) {
@@ -48,7 +48,7 @@ final class Queries {
   Result inspect(Query.Inspect q) {
     Semaphore s = engine.semaphores.get(q.name());
     if (s == null) {
-      return Check.missing("name", q.name(), engine.limits.maxNameBytes());
+      return engine.noSemaphore(q.name());
     }
     List<Result.WaiterView> queue = new ArrayList<>();
     for (Waiter w : SemaphoreCommands.waitersOf(s)) {

@@ -68,8 +68,7 @@ final class SemaphoreCommands {
   Reply delete(Session session, long requestId, Operation.Delete op) {
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     engine.semaphores.remove(s);
     s.markDeleted();
@@ -127,8 +126,7 @@ final class SemaphoreCommands {
     }
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     if (op.value() > s.ceiling - s.outstanding) {
       return engine.answer(session, requestId, overflow("value", s, op.value(), "setting"));
@@ -146,8 +144,7 @@ final class SemaphoreCommands {
     }
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     if (op.amount() > s.room()) {
       return engine.answer(session, requestId, overflow("amount", s, op.amount(), "adding"));

@@ -99,8 +99,7 @@ final class SessionCommands {
     }
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     Holding h = session.findHolding(s);
     long owned = h == null ? 0 : h.owned();
@@ -125,8 +124,7 @@ final class SessionCommands {
     }
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     Holding h = session.findHolding(s);
     if (h == null || !s.slotted() || !h.holdsSlot(op.slot())) {

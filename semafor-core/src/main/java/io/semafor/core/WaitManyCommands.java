@@ -35,8 +35,7 @@ final class WaitManyCommands {
     }
     Semaphore s = engine.semaphores.get(op.name());
     if (s == null) {
-      return engine.answer(
-          session, requestId, Check.missing("name", op.name(), engine.limits.maxNameBytes()));
+      return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
     WaitList list = session.waitList(op.listId());
     WaitManyEntry entry = list == null ? null : list.entries.get(s);

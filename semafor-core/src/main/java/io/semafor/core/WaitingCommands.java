@@ -254,7 +254,6 @@ final class WaitingCommands {
   }
 
   private Reply missing(Session session, long requestId, Name name) {
-    return engine.answer(
-        session, requestId, Check.missing("name", name, engine.limits.maxNameBytes()));
+    return engine.answer(session, requestId, engine.noSemaphore(name));
   }
 }
