@@ -35,6 +35,12 @@ final class GrantOrder {
   private final Engine engine;
   private final Grants grants;
 
+  /**
+   * How many times a queued waiter was evaluated, ever: the work grant order does, which tests hold
+   * constant per grant whatever the queue length.
+   */
+  private long evaluations;
+
   GrantOrder(Engine engine, Grants grants) {
     this.engine = engine;
     this.grants = grants;
@@ -76,8 +82,17 @@ final class GrantOrder {
     engine.touched().clear();
   }
 
+  long evaluations() {
+    return evaluations;
+  }
+
+  private Verdict evaluate(Waiter w) {
+    evaluations++;
+    return verdict(w);
+  }
+
   /** Whether a waiter can be served now, is blocked, or must fail. */
-  static Verdict evaluate(Waiter w) {
+  static Verdict verdict(Waiter w) {
     if (w instanceof SingleWaiter single) {
       Semaphore s = single.semaphore;
       if (single.kind == SingleWaiter.AWAIT_ZERO) {
@@ -95,7 +110,7 @@ final class GrantOrder {
     throw new IllegalStateException("not a queued waiter: " + w.kind());
   }
 
-  private static @Nullable Waiter candidate(Semaphore s) {
+  private @Nullable Waiter candidate(Semaphore s) {
     WaiterQueue q = s.queue;
     if (q == null) {
       return null;

@@ -206,6 +206,11 @@ public final class SemaphoreMachine {
     return new Reply(0, 0, engine.revision, result);
   }
 
+  /** How many waiters grant order has evaluated, ever: its work, for tests and metrics. */
+  long waiterEvaluations() {
+    return order.evaluations();
+  }
+
   /** The revision of the last command applied; 0 before any. */
   public long revision() {
     return engine.revision;
