@@ -1,0 +1,146 @@
+package io.semafor.replication;
+
+import io.semafor.core.Command;
+import io.semafor.core.Outcome;
+import io.semafor.core.Query;
+import io.semafor.core.Reply;
+import io.semafor.core.SemaphoreMachine;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The in-process replicator: no log, one machine, commands applied one at a time in the order they
+ * are queued.
+ *
+ * <p>It has no thread of its own. A submitting thread queues its command and, if no one is
+ * applying, applies everything queued — its own command and any others — then lets go (flat
+ * combining). So a request read on an I/O thread is normally applied on that same thread with no
+ * hand-off, and under load one thread applies a whole batch while the others go back to their
+ * sockets. Log time is this process's monotonic clock, stamped as each command is taken off the
+ * queue, so it never runs backwards and an expiry is stamped no earlier than the timer that
+ * proposed it fired.
+ */
+public final class LocalReplicator implements Replicator {
+  private static final Logger log = LoggerFactory.getLogger(LocalReplicator.class);
+
+  private final SemaphoreMachine machine;
+  private final ApplyListener listener;
+  private final LongSupplier clock;
+  private final long epoch;
+  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock applying = new ReentrantLock();
+  private volatile boolean closed;
+  private volatile @Nullable RuntimeException failure;
+
+  /** Guarded by {@link #applying}. */
+  private long revision;
+
+  /**
+   * A replicator over {@code machine}, whose log time is {@code clock} (monotonic nanoseconds)
+   * counted from now, continuing after the machine's last log time.
+   */
+  public LocalReplicator(SemaphoreMachine machine, ApplyListener listener, LongSupplier clock) {
+    this.machine = machine;
+    this.listener = listener;
+    this.clock = clock;
+    this.epoch = clock.getAsLong() - machine.now();
+    this.revision = machine.revision();
+  }
+
+  /** A replicator over {@code machine} whose log time is {@link System#nanoTime()}. */
+  public LocalReplicator(SemaphoreMachine machine, ApplyListener listener) {
+    this(machine, listener, System::nanoTime);
+  }
+
+  private record Submitted(Command command, @Nullable Object context) {}
+
+  private record Asked(Query query, @Nullable Object context) {}
+
+  @Override
+  public void submit(Command command, @Nullable Object context) {
+    enqueue(new Submitted(command, context));
+  }
+
+  @Override
+  public void read(Query query, @Nullable Object context) {
+    enqueue(new Asked(query, context));
+  }
+
+  private void enqueue(Object task) {
+    RuntimeException broken = failure;
+    if (broken != null) {
+      throw new IllegalStateException(
+          "the state machine failed; no command can be applied", broken);
+    }
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    queue.offer(task);
+    drain();
+  }
+
+  /**
+   * Applies what is queued if no one else is applying. Re-checks the queue after letting go, so a
+   * task queued while another thread was applying is never left behind.
+   */
+  private void drain() {
+    do {
+      if (!applying.tryLock()) {
+        return;
+      }
+      try {
+        applyQueued();
+      } finally {
+        applying.unlock();
+      }
+    } while (!queue.isEmpty());
+  }
+
+  private void applyQueued() {
+    boolean any = false;
+    for (Object task = queue.poll(); task != null; task = queue.poll()) {
+      any = true;
+      long now = clock.getAsLong() - epoch;
+      if (task instanceof Submitted s) {
+        Outcome outcome = apply(s.command(), now);
+        listener.applied(s.command(), s.context(), outcome, now);
+      } else {
+        Asked a = (Asked) task;
+        Reply reply = machine.query(a.query());
+        listener.answered(a.query(), a.context(), reply, now);
+      }
+    }
+    if (any) {
+      listener.batchEnded();
+    }
+  }
+
+  private Outcome apply(Command command, long now) {
+    try {
+      return machine.apply(++revision, now, command);
+    } catch (RuntimeException e) {
+      // The machine changes nothing on a failed command, but an exception here is a bug whose
+      // effect on the state cannot be known: stop rather than serve from a suspect state.
+      failure = e;
+      closed = true;
+      log.error(
+          "state machine failed applying {}; no further commands will be applied", command, e);
+      throw e;
+    }
+  }
+
+  @Override
+  public long logTime() {
+    return clock.getAsLong() - epoch;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    drain();
+  }
+}

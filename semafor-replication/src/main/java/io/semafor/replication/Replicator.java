@@ -1,0 +1,52 @@
+package io.semafor.replication;
+
+import io.semafor.core.Command;
+import io.semafor.core.Query;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where commands are decided and applied: in this process ({@link LocalReplicator}) or by a Raft
+ * group. The state machine cannot tell them apart; the edge talks only to this.
+ *
+ * <p>Commands submitted by one thread are applied in the order that thread submitted them; each
+ * outcome goes to the {@link ApplyListener} given at construction, on the thread that applies, one
+ * at a time. Implementations are thread-safe.
+ */
+public interface Replicator extends AutoCloseable {
+
+  /**
+   * Submits a command. Never waits for other threads; an implementation may apply queued commands
+   * on the calling thread before returning. The outcome reaches the listener with {@code context}
+   * (whatever the caller needs to route the answer).
+   *
+   * @throws ReplicatorClosedException if the replicator is closed
+   */
+  void submit(Command command, @Nullable Object context);
+
+  /**
+   * Answers a query after every command submitted before it by the same thread: a read of the
+   * caller's own writes. Its answer reaches {@link ApplyListener#read}.
+   *
+   * @throws ReplicatorClosedException if the replicator is closed
+   */
+  void read(Query query, @Nullable Object context);
+
+  /**
+   * The log time now, in nanoseconds, in the same units as the deadlines in the machine's effects:
+   * for turning a deadline into a delay.
+   */
+  long logTime();
+
+  /** Stops accepting commands; what was submitted before is applied first. Idempotent. */
+  @Override
+  void close();
+
+  /** A command or read came after {@link #close}. */
+  final class ReplicatorClosedException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    public ReplicatorClosedException() {
+      super("the replicator is closed");
+    }
+  }
+}
