@@ -1,0 +1,94 @@
+package io.semafor.server;
+
+import io.semafor.core.Command;
+import io.semafor.core.Effect;
+import io.semafor.core.Outcome;
+import io.semafor.core.Query;
+import io.semafor.core.Reply;
+import io.semafor.core.Result;
+import io.semafor.core.TimerKey;
+import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.replication.ApplyListener;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Carries out what the machine decided: answers go to the connection the session is attached to now
+ * (or, for a session that no longer exists, to the connection that asked), timers are armed and
+ * cancelled, sessions are tracked from start to end. Runs on the applying thread.
+ */
+final class Edge implements ApplyListener {
+  private final Sessions sessions;
+  private final Timers timers;
+  private volatile long lastRevision;
+
+  Edge(Sessions sessions, Timers timers) {
+    this.sessions = sessions;
+    this.timers = timers;
+  }
+
+  long lastRevision() {
+    return lastRevision;
+  }
+
+  @Override
+  public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
+    lastRevision = outcome.revision();
+    for (Effect effect : outcome.effects()) {
+      if (effect instanceof Effect.Complete complete) {
+        route(complete.reply(), null, logTime);
+      } else if (effect instanceof Effect.ArmTimer arm) {
+        timers.arm(arm.timer(), arm.deadline() - logTime);
+      } else if (effect instanceof Effect.CancelTimer cancel) {
+        timers.cancel(cancel.timer());
+      } else if (effect instanceof Effect.SessionStarted started) {
+        sessions.started(started.sessionId(), started.ttl());
+      } else if (effect instanceof Effect.SessionEnded ended) {
+        sessions.ended(ended.sessionId());
+      }
+    }
+    Reply reply = outcome.reply();
+    if (reply == null) {
+      return;
+    }
+    if (command instanceof Command.OpenSession && context instanceof Connection connection) {
+      if (reply.result() instanceof Result.SessionOpened opened) {
+        connection.opened(opened.sessionId());
+      } else if (reply.result() instanceof Result.Failure failure) {
+        connection.openFailed(failure.code(), failure.message());
+      }
+    } else if (command instanceof Command.Request) {
+      route(reply, context instanceof Connection c ? c : null, logTime);
+    }
+  }
+
+  /** Sends a request's reply where its session is attached now, else back where it came from. */
+  private void route(Reply reply, @Nullable Connection asker, long logTime) {
+    Connection connection = sessions.connection(reply.sessionId());
+    if (connection == null) {
+      connection = asker;
+    }
+    if (connection != null) {
+      connection.send(
+          ServerFrame.newBuilder().setResponse(WireResults.response(reply, logTime)).build());
+    }
+  }
+
+  @Override
+  public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
+    if (context instanceof Connection.PendingRead read) {
+      read.connection()
+          .send(
+              ServerFrame.newBuilder()
+                  .setReadResponse(WireResults.readResponse(read.id(), reply, logTime))
+                  .build());
+    }
+  }
+
+  /** The command to propose when a machine timer fires. */
+  static Command expiry(TimerKey key) {
+    if (key instanceof TimerKey.WaiterTimeout w) {
+      return new Command.ExpireWaiter(w.sessionId(), w.requestId());
+    }
+    return new Command.ExpireLease(((TimerKey.LeaseEnd) key).permitId());
+  }
+}

@@ -1,0 +1,132 @@
+package io.semafor.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.LocalReplicator;
+import io.semafor.replication.Replicator;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node Semafor server: the state machine in memory behind a {@link LocalReplicator},
+ * clients over TCP speaking {@code semafor.proto}. A restart forgets every semaphore, as IRIS does;
+ * durable and replicated state is the Raft cluster's job.
+ *
+ * <p>{@link #start} binds and returns a running server; {@link #close} stops it gracefully: no new
+ * connections, open ones closed, timers stopped, what was submitted applied. Thread-safe.
+ */
+public final class SemaforServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SemaforServer.class);
+
+  private final ServerConfig config;
+  private final Transport transport;
+  private final EventLoopGroup acceptor;
+  private final EventLoopGroup workers;
+  private final ChannelGroup connections =
+      new DefaultChannelGroup("semafor-connections", GlobalEventExecutor.INSTANCE);
+  private final Timers timers;
+  private final Sessions sessions;
+  private final Replicator replicator;
+  private final Channel listener;
+  private volatile boolean closed;
+
+  private SemaforServer(ServerConfig config) throws InterruptedException {
+    this.config = config;
+    this.transport = Transport.choose(config.nativeTransport());
+    AtomicReference<Replicator> target = new AtomicReference<>();
+    this.timers =
+        new Timers(
+            key -> {
+              Replicator r = target.get();
+              if (r != null && !closed) {
+                r.submit(Edge.expiry(key), null);
+              }
+            });
+    this.sessions = new Sessions(timers);
+    Edge edge = new Edge(sessions, timers);
+    this.replicator = new LocalReplicator(new SemaphoreMachine(config.limits()), edge);
+    target.set(replicator);
+    sessions.replicator(replicator);
+    this.acceptor = transport.group(1, "semafor-accept");
+    this.workers = transport.group(config.ioThreads(), "semafor-io");
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptor, workers)
+            .channel(transport.serverChannel())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
+                    ch.pipeline()
+                        .addLast("frames-in", new FrameCodec.Decoder(config.maxFrameBytes()))
+                        .addLast("frames-out", new FrameCodec.Encoder())
+                        .addLast("connection", new Connection(replicator, sessions, config, edge));
+                  }
+                });
+    this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
+  }
+
+  /**
+   * Starts a server and returns once it listens.
+   *
+   * @throws InterruptedException if interrupted while binding
+   * @throws io.netty.channel.ChannelException (or another unchecked exception) if the address
+   *     cannot be bound
+   */
+  public static SemaforServer start(ServerConfig config) throws InterruptedException {
+    SemaforServer server = new SemaforServer(config);
+    log.info("semafor listening on {} ({})", server.address(), server.transport.name());
+    return server;
+  }
+
+  /** The address it listens on (with the real port if the config asked for port 0). */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) listener.localAddress();
+  }
+
+  /** This server's configuration. */
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** How many sessions are live. */
+  public int sessionCount() {
+    return sessions.count();
+  }
+
+  /** How many client connections are open. */
+  public int connectionCount() {
+    return connections.size();
+  }
+
+  /** Stops the server; idempotent. Blocks until connections and threads are closed. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    listener.close().awaitUninterruptibly();
+    connections.close().awaitUninterruptibly();
+    timers.close();
+    replicator.close();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    log.info("semafor on {} stopped", listener.localAddress());
+  }
+}

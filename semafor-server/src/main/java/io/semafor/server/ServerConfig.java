@@ -1,0 +1,181 @@
+package io.semafor.server;
+
+import io.semafor.core.Limits;
+import io.semafor.protocol.Frames;
+import java.time.Duration;
+
+/**
+ * How a server runs. Built with {@link #builder()}, validated once by {@link Builder#build()}
+ * (errors name the setting, the bound and the value), then immutable and thread-safe.
+ */
+public final class ServerConfig {
+  private final String host;
+  private final int port;
+  private final Duration defaultSessionTtl;
+  private final Duration minSessionTtl;
+  private final Duration maxSessionTtl;
+  private final int maxFrameBytes;
+  private final int ioThreads;
+  private final boolean nativeTransport;
+  private final Limits limits;
+
+  private ServerConfig(Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.defaultSessionTtl = b.defaultSessionTtl;
+    this.minSessionTtl = b.minSessionTtl;
+    this.maxSessionTtl = b.maxSessionTtl;
+    this.maxFrameBytes = b.maxFrameBytes;
+    this.ioThreads = b.ioThreads;
+    this.nativeTransport = b.nativeTransport;
+    this.limits = b.limits;
+  }
+
+  /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The address to listen on; default {@code 127.0.0.1}. */
+  public String host() {
+    return host;
+  }
+
+  /** The port to listen on; default 7400; 0 picks a free one. */
+  public int port() {
+    return port;
+  }
+
+  /** The TTL of a session whose client does not ask for one; default 10 s. */
+  public Duration defaultSessionTtl() {
+    return defaultSessionTtl;
+  }
+
+  /** The shortest TTL a client may ask for; default 100 ms. */
+  public Duration minSessionTtl() {
+    return minSessionTtl;
+  }
+
+  /** The longest TTL a client may ask for; default 1 h. */
+  public Duration maxSessionTtl() {
+    return maxSessionTtl;
+  }
+
+  /** The largest frame accepted; larger ones close the connection. Default 1 MiB (SPEC §7). */
+  public int maxFrameBytes() {
+    return maxFrameBytes;
+  }
+
+  /** Threads serving connections; default the number of processors. */
+  public int ioThreads() {
+    return ioThreads;
+  }
+
+  /** Whether to use Linux epoll when available (default), else Java NIO. */
+  public boolean nativeTransport() {
+    return nativeTransport;
+  }
+
+  /** The state machine's limits (SPEC §7). */
+  public Limits limits() {
+    return limits;
+  }
+
+  /** Collects settings; not thread-safe. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port = 7400;
+    private Duration defaultSessionTtl = Duration.ofSeconds(10);
+    private Duration minSessionTtl = Duration.ofMillis(100);
+    private Duration maxSessionTtl = Duration.ofHours(1);
+    private int maxFrameBytes = Frames.DEFAULT_MAX_FRAME_BYTES;
+    private int ioThreads = Runtime.getRuntime().availableProcessors();
+    private boolean nativeTransport = true;
+    private Limits limits = Limits.DEFAULT;
+
+    private Builder() {}
+
+    public Builder host(String value) {
+      host = value;
+      return this;
+    }
+
+    public Builder port(int value) {
+      port = value;
+      return this;
+    }
+
+    public Builder defaultSessionTtl(Duration value) {
+      defaultSessionTtl = value;
+      return this;
+    }
+
+    public Builder minSessionTtl(Duration value) {
+      minSessionTtl = value;
+      return this;
+    }
+
+    public Builder maxSessionTtl(Duration value) {
+      maxSessionTtl = value;
+      return this;
+    }
+
+    public Builder maxFrameBytes(int value) {
+      maxFrameBytes = value;
+      return this;
+    }
+
+    public Builder ioThreads(int value) {
+      ioThreads = value;
+      return this;
+    }
+
+    public Builder nativeTransport(boolean value) {
+      nativeTransport = value;
+      return this;
+    }
+
+    public Builder limits(Limits value) {
+      limits = value;
+      return this;
+    }
+
+    /**
+     * Checks every setting.
+     *
+     * @throws IllegalArgumentException naming the first setting out of range, its bound and value
+     */
+    public ServerConfig build() {
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("host is blank");
+      }
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("port outside 0..65535: " + port);
+      }
+      if (minSessionTtl.isNegative() || minSessionTtl.isZero()) {
+        throw new IllegalArgumentException("minSessionTtl <= 0: " + minSessionTtl);
+      }
+      if (maxSessionTtl.compareTo(minSessionTtl) < 0) {
+        throw new IllegalArgumentException(
+            "maxSessionTtl < minSessionTtl (" + minSessionTtl + "): " + maxSessionTtl);
+      }
+      if (defaultSessionTtl.compareTo(minSessionTtl) < 0
+          || defaultSessionTtl.compareTo(maxSessionTtl) > 0) {
+        throw new IllegalArgumentException(
+            "defaultSessionTtl outside "
+                + minSessionTtl
+                + ".."
+                + maxSessionTtl
+                + ": "
+                + defaultSessionTtl);
+      }
+      if (maxFrameBytes < 1024) {
+        throw new IllegalArgumentException("maxFrameBytes < 1024: " + maxFrameBytes);
+      }
+      if (ioThreads < 1) {
+        throw new IllegalArgumentException("ioThreads < 1: " + ioThreads);
+      }
+      return new ServerConfig(this);
+    }
+  }
+}

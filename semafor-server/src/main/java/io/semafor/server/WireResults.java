@@ -1,0 +1,212 @@
+package io.semafor.server;
+
+import com.google.protobuf.ByteString;
+import io.semafor.core.ErrorCode;
+import io.semafor.core.Name;
+import io.semafor.core.Policy;
+import io.semafor.core.Reply;
+import io.semafor.core.Result;
+import io.semafor.core.SemaphoreOptions;
+import io.semafor.protocol.v1.Cancelled;
+import io.semafor.protocol.v1.Created;
+import io.semafor.protocol.v1.Deleted;
+import io.semafor.protocol.v1.Failure;
+import io.semafor.protocol.v1.Granted;
+import io.semafor.protocol.v1.HolderView;
+import io.semafor.protocol.v1.Incremented;
+import io.semafor.protocol.v1.LeaseGranted;
+import io.semafor.protocol.v1.LeaseReleased;
+import io.semafor.protocol.v1.LeaseRenewed;
+import io.semafor.protocol.v1.LeaseView;
+import io.semafor.protocol.v1.NameList;
+import io.semafor.protocol.v1.Options;
+import io.semafor.protocol.v1.ReadResponse;
+import io.semafor.protocol.v1.Released;
+import io.semafor.protocol.v1.Report;
+import io.semafor.protocol.v1.Response;
+import io.semafor.protocol.v1.SemaphoreDetail;
+import io.semafor.protocol.v1.SemaphoreStatus;
+import io.semafor.protocol.v1.SemopDone;
+import io.semafor.protocol.v1.SessionClosed;
+import io.semafor.protocol.v1.Slots;
+import io.semafor.protocol.v1.ValueSet;
+import io.semafor.protocol.v1.WaitManyAdded;
+import io.semafor.protocol.v1.WaitManyRemoved;
+import io.semafor.protocol.v1.WaitManyReported;
+import io.semafor.protocol.v1.WaiterView;
+import io.semafor.protocol.v1.ZeroReached;
+import java.util.List;
+
+/**
+ * Turns the machine's results into wire responses. Times the machine keeps as log-time instants go
+ * out as durations from {@code logTime}, the log time of the reply: clients never see the server's
+ * clock.
+ */
+final class WireResults {
+  private WireResults() {}
+
+  static Response response(Reply reply, long logTime) {
+    Response.Builder b =
+        Response.newBuilder().setId(reply.requestId()).setRevision(reply.revision());
+    Result result = reply.result();
+    if (result instanceof Result.Failure f) {
+      b.setFailure(failure(f.code(), f.message()));
+    } else if (result instanceof Result.Granted g) {
+      b.setGranted(
+          Granted.newBuilder()
+              .setAmount(g.amount())
+              .setToken(g.token())
+              .setSequence(g.sequence())
+              .addAllSlots(g.slots()));
+    } else if (result instanceof Result.Released r) {
+      b.setReleased(Released.newBuilder().setAmount(r.amount()));
+    } else if (result instanceof Result.Incremented r) {
+      b.setIncremented(Incremented.newBuilder().setValue(r.value()));
+    } else if (result instanceof Result.Created r) {
+      b.setCreated(
+          Created.newBuilder()
+              .setCreated(r.created())
+              .setOptions(options(r.options()))
+              .setValue(r.value()));
+    } else if (result instanceof Result.Deleted) {
+      b.setDeleted(Deleted.getDefaultInstance());
+    } else if (result instanceof Result.ValueSet r) {
+      b.setValueSet(ValueSet.newBuilder().setPrevious(r.previous()));
+    } else if (result instanceof Result.LeaseGranted r) {
+      b.setLeaseGranted(
+          LeaseGranted.newBuilder()
+              .setPermitId(r.permitId())
+              .setAmount(r.amount())
+              .setToken(r.token())
+              .setSequence(r.sequence())
+              .addAllSlots(r.slots())
+              .setExpiresInNs(r.granted() ? Math.max(0, r.expiresAt() - logTime) : 0));
+    } else if (result instanceof Result.ZeroReached r) {
+      b.setZeroReached(ZeroReached.newBuilder().setReached(r.reached()).setSequence(r.sequence()));
+    } else if (result instanceof Result.SemopDone r) {
+      SemopDone.Builder s =
+          SemopDone.newBuilder().setDone(r.done()).setToken(r.token()).setSequence(r.sequence());
+      for (List<Long> slots : r.slots()) {
+        s.addSlots(Slots.newBuilder().addAllSlots(slots));
+      }
+      b.setSemopDone(s);
+    } else if (result instanceof Result.LeaseReleased r) {
+      b.setLeaseReleased(LeaseReleased.newBuilder().setReleased(r.released()));
+    } else if (result instanceof Result.LeaseRenewed r) {
+      b.setLeaseRenewed(
+          LeaseRenewed.newBuilder().setExpiresInNs(Math.max(0, r.expiresAt() - logTime)));
+    } else if (result instanceof Result.WaitManyAdded r) {
+      b.setWaitManyAdded(
+          WaitManyAdded.newBuilder().setGranted(r.granted()).setPending(r.pending()));
+    } else if (result instanceof Result.WaitManyRemoved r) {
+      b.setWaitManyRemoved(
+          WaitManyRemoved.newBuilder().setRemoved(r.removed()).setReturned(r.returned()));
+    } else if (result instanceof Result.WaitManyReported r) {
+      WaitManyReported.Builder w = WaitManyReported.newBuilder();
+      for (Result.Report report : r.reports()) {
+        w.addReports(
+            Report.newBuilder()
+                .setName(bytes(report.name()))
+                .setGranted(report.granted())
+                .setToken(report.token()));
+      }
+      b.setWaitManyReported(w);
+    } else if (result instanceof Result.Cancelled r) {
+      b.setCancelled(Cancelled.newBuilder().setCancelled(r.cancelled()));
+    } else if (result instanceof Result.SessionClosed) {
+      b.setSessionClosed(SessionClosed.getDefaultInstance());
+    } else {
+      throw new IllegalStateException("no wire form for a request's " + result);
+    }
+    return b.build();
+  }
+
+  static ReadResponse readResponse(long readId, Reply reply, long logTime) {
+    ReadResponse.Builder b = ReadResponse.newBuilder().setId(readId).setRevision(reply.revision());
+    Result result = reply.result();
+    if (result instanceof Result.Failure f) {
+      b.setFailure(failure(f.code(), f.message()));
+    } else if (result instanceof Result.SemaphoreStatus s) {
+      b.setStatus(status(s));
+    } else if (result instanceof Result.SemaphoreDetail d) {
+      b.setDetail(detail(d, logTime));
+    } else if (result instanceof Result.NameList n) {
+      NameList.Builder names = NameList.newBuilder();
+      for (Name name : n.names()) {
+        names.addNames(bytes(name));
+      }
+      b.setNames(names);
+    } else {
+      throw new IllegalStateException("no wire form for a read's " + result);
+    }
+    return b.build();
+  }
+
+  static Failure failure(ErrorCode code, String message) {
+    return Failure.newBuilder()
+        .setCode(io.semafor.protocol.v1.ErrorCode.forNumber(code.number()))
+        .setMessage(message)
+        .build();
+  }
+
+  private static SemaphoreStatus status(Result.SemaphoreStatus s) {
+    return SemaphoreStatus.newBuilder()
+        .setName(bytes(s.name()))
+        .setValue(s.value())
+        .setOptions(options(s.options()))
+        .setWaiters(s.waiters())
+        .setHolders(s.holders())
+        .setOwned(s.owned())
+        .setLeased(s.leased())
+        .setUndelivered(s.undelivered())
+        .build();
+  }
+
+  private static SemaphoreDetail detail(Result.SemaphoreDetail d, long logTime) {
+    SemaphoreDetail.Builder b = SemaphoreDetail.newBuilder().setStatus(status(d.status()));
+    for (Result.WaiterView w : d.queue()) {
+      b.addQueue(
+          WaiterView.newBuilder()
+              .setSessionId(w.sessionId())
+              .setRequestId(w.requestId())
+              .setSequence(w.sequence())
+              .setKind(w.kind())
+              .setAmount(w.amount())
+              .setTimesOutInNs(w.deadline() < 0 ? -1 : Math.max(0, w.deadline() - logTime)));
+    }
+    for (Result.HolderView h : d.holders()) {
+      b.addHolders(
+          HolderView.newBuilder()
+              .setSessionId(h.sessionId())
+              .setOwned(h.owned())
+              .addAllSlots(h.slots()));
+    }
+    for (Result.LeaseView l : d.leases()) {
+      b.addLeases(
+          LeaseView.newBuilder()
+              .setPermitId(l.permitId())
+              .setSessionId(l.sessionId())
+              .setAmount(l.amount())
+              .addAllSlots(l.slots())
+              .setToken(l.token())
+              .setAgeNs(Math.max(0, logTime - l.grantedAt()))
+              .setExpiresInNs(Math.max(0, l.expiresAt() - logTime)));
+    }
+    return b.build();
+  }
+
+  private static Options options(SemaphoreOptions o) {
+    return Options.newBuilder()
+        .setCapacity(o.capacity())
+        .setPolicy(
+            o.policy() == Policy.BARGING
+                ? io.semafor.protocol.v1.Policy.BARGING
+                : io.semafor.protocol.v1.Policy.FIFO)
+        .setMaxPerSession(o.maxPerSession())
+        .build();
+  }
+
+  private static ByteString bytes(Name name) {
+    return ByteString.copyFrom(name.toBytes());
+  }
+}

@@ -1,0 +1,101 @@
+package io.semafor.server;
+
+import com.google.protobuf.ByteString;
+import io.semafor.protocol.Frames;
+import io.semafor.protocol.v1.ClientFrame;
+import io.semafor.protocol.v1.Hello;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.Response;
+import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.protocol.v1.Welcome;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/** A raw protocol client for tests: frames in, frames out, nothing clever. */
+final class WireClient implements AutoCloseable {
+  final Socket socket;
+  private final DataInputStream in;
+  private final OutputStream out;
+  long sessionId;
+  private long nextId;
+
+  WireClient(InetSocketAddress address) throws IOException {
+    socket = new Socket(address.getAddress(), address.getPort());
+    socket.setSoTimeout(10_000);
+    socket.setTcpNoDelay(true);
+    in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+    out = socket.getOutputStream();
+  }
+
+  static ByteString name(String text) {
+    return ByteString.copyFrom(text, StandardCharsets.UTF_8);
+  }
+
+  void send(ClientFrame frame) throws IOException {
+    Frames.write(out, frame);
+    out.flush();
+  }
+
+  void sendRaw(byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+  }
+
+  ServerFrame receive() throws IOException {
+    return ServerFrame.parseFrom(Frames.read(in, Frames.DEFAULT_MAX_FRAME_BYTES));
+  }
+
+  Welcome hello(long resume, long ttlNanos) throws IOException {
+    send(
+        ClientFrame.newBuilder()
+            .setHello(
+                Hello.newBuilder()
+                    .setProtocolVersion(Frames.PROTOCOL_VERSION)
+                    .setSessionId(resume)
+                    .setSessionTtlNs(ttlNanos))
+            .build());
+    Welcome welcome = receive().getWelcome();
+    if (!welcome.hasFailure()) {
+      sessionId = welcome.getSessionId();
+    }
+    return welcome;
+  }
+
+  /** Sends a request under the next id and returns that id. */
+  long request(Request.Builder request) throws IOException {
+    long id = ++nextId;
+    send(ClientFrame.newBuilder().setRequest(request.setId(id)).build());
+    return id;
+  }
+
+  /** Sends a request and returns the next response (the caller knows it is answered at once). */
+  Response call(Request.Builder request) throws IOException {
+    long id = request(request);
+    Response response = receive().getResponse();
+    if (response.getId() != id) {
+      throw new AssertionError("expected the response to " + id + ", got " + response);
+    }
+    return response;
+  }
+
+  /** Whether the server closed the connection (reads end of stream). */
+  boolean closedByServer() {
+    try {
+      while (true) {
+        receive();
+      }
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+}
