@@ -1,0 +1,82 @@
+package io.semafor.client;
+
+import io.semafor.protocol.v1.HolderView;
+import io.semafor.protocol.v1.LeaseView;
+import io.semafor.protocol.v1.Options;
+import io.semafor.protocol.v1.ReadResponse;
+import io.semafor.protocol.v1.SemaphoreStatus;
+import io.semafor.protocol.v1.WaiterView;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Wire views of a semaphore into {@link SemaphoreInfo}. */
+final class Infos {
+  private Infos() {}
+
+  static SemaphoreInfo status(ReadResponse r) {
+    return info(r.getStatus(), r.getRevision(), List.of(), List.of(), List.of());
+  }
+
+  static SemaphoreInfo detail(ReadResponse r) {
+    List<SemaphoreInfo.Waiter> queue = new ArrayList<>();
+    for (WaiterView w : r.getDetail().getQueueList()) {
+      queue.add(
+          new SemaphoreInfo.Waiter(
+              w.getSessionId(),
+              w.getRequestId(),
+              w.getSequence(),
+              w.getKind(),
+              w.getAmount(),
+              w.getTimesOutInNs() < 0 ? null : Duration.ofNanos(w.getTimesOutInNs())));
+    }
+    List<SemaphoreInfo.Holder> holders = new ArrayList<>();
+    for (HolderView h : r.getDetail().getHoldersList()) {
+      holders.add(new SemaphoreInfo.Holder(h.getSessionId(), h.getOwned(), h.getSlotsList()));
+    }
+    List<SemaphoreInfo.LeaseInfo> leases = new ArrayList<>();
+    for (LeaseView l : r.getDetail().getLeasesList()) {
+      leases.add(
+          new SemaphoreInfo.LeaseInfo(
+              l.getPermitId(),
+              l.getSessionId(),
+              l.getAmount(),
+              l.getSlotsList(),
+              l.getToken(),
+              Duration.ofNanos(l.getAgeNs()),
+              Duration.ofNanos(l.getExpiresInNs())));
+    }
+    return info(r.getDetail().getStatus(), r.getRevision(), queue, holders, leases);
+  }
+
+  private static SemaphoreInfo info(
+      SemaphoreStatus s,
+      long revision,
+      List<SemaphoreInfo.Waiter> queue,
+      List<SemaphoreInfo.Holder> holders,
+      List<SemaphoreInfo.LeaseInfo> leases) {
+    return new SemaphoreInfo(
+        s.getName().toString(StandardCharsets.UTF_8),
+        s.getValue(),
+        options(s.getOptions()),
+        s.getWaiters(),
+        s.getHolders(),
+        s.getOwned(),
+        s.getLeased(),
+        s.getUndelivered(),
+        revision,
+        queue,
+        holders,
+        leases);
+  }
+
+  static SemaphoreOptions options(Options o) {
+    return new SemaphoreOptions(
+        o.getCapacity(),
+        o.getPolicy() == io.semafor.protocol.v1.Policy.BARGING
+            ? SemaphoreOptions.Policy.BARGING
+            : SemaphoreOptions.Policy.FIFO,
+        o.getMaxPerSession());
+  }
+}

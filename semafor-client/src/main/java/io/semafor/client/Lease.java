@@ -1,0 +1,91 @@
+package io.semafor.client;
+
+import io.semafor.client.internal.Rpc;
+import io.semafor.protocol.v1.ReleaseLease;
+import io.semafor.protocol.v1.RenewLease;
+import io.semafor.protocol.v1.Request;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Permits with their own expiry, named by a permit id that any process may use to renew or release
+ * them (SPEC §3, the Redis seed). A lease ends at its TTL unless renewed, measured on the server's
+ * clock: client clocks never matter. Once its grant reached the client, a lease outlives the
+ * session that asked for it.
+ *
+ * <p>A lease obtained by {@link SemaforClient#lease(long)} knows only its permit id. Thread-safe.
+ */
+public final class Lease {
+  private final Rpc rpc;
+  private final long permitId;
+  private final String semaphore;
+  private final long amount;
+  private final List<Long> slots;
+  private final long token;
+
+  Lease(Rpc rpc, long permitId, String semaphore, long amount, List<Long> slots, long token) {
+    this.rpc = rpc;
+    this.permitId = permitId;
+    this.semaphore = semaphore;
+    this.amount = amount;
+    this.slots = List.copyOf(slots);
+    this.token = token;
+  }
+
+  /** The id any process can renew or release this lease by. */
+  public long permitId() {
+    return permitId;
+  }
+
+  /** The semaphore's name; empty for a lease known only by its id. */
+  public String semaphoreName() {
+    return semaphore;
+  }
+
+  /** How many permits; 0 if known only by id. */
+  public long amount() {
+    return amount;
+  }
+
+  /** The slots the permits hold; empty if none or known only by id. */
+  public List<Long> slots() {
+    return slots;
+  }
+
+  /** The grant's fencing token; 0 if known only by id. */
+  public long token() {
+    return token;
+  }
+
+  /**
+   * Moves the lease's end to {@code ttl} from now (on the server's clock) and returns it.
+   *
+   * @throws SemaforException NOT_FOUND if the lease already ended (expired, released, or its
+   *     semaphore was deleted)
+   */
+  public Duration renew(Duration ttl) {
+    return Duration.ofNanos(
+        rpc.call(
+                Request.newBuilder()
+                    .setRenewLease(
+                        RenewLease.newBuilder().setPermitId(permitId).setTtlNs(ttl.toNanos())))
+            .getLeaseRenewed()
+            .getExpiresInNs());
+  }
+
+  /** Ends the lease now; returns whether it was still there. Idempotent. */
+  public boolean release() {
+    return rpc.call(
+            Request.newBuilder().setReleaseLease(ReleaseLease.newBuilder().setPermitId(permitId)))
+        .getLeaseReleased()
+        .getReleased();
+  }
+
+  @Override
+  public String toString() {
+    return "Lease["
+        + permitId
+        + (semaphore.isEmpty() ? "" : " on " + semaphore + " x" + amount)
+        + "]";
+  }
+}

@@ -1,0 +1,403 @@
+package io.semafor.client;
+
+import com.google.protobuf.ByteString;
+import io.semafor.client.internal.Rpc;
+import io.semafor.protocol.v1.Acquire;
+import io.semafor.protocol.v1.AcquireLease;
+import io.semafor.protocol.v1.AwaitZero;
+import io.semafor.protocol.v1.Create;
+import io.semafor.protocol.v1.Decrement;
+import io.semafor.protocol.v1.Delete;
+import io.semafor.protocol.v1.Get;
+import io.semafor.protocol.v1.Granted;
+import io.semafor.protocol.v1.Increment;
+import io.semafor.protocol.v1.Inspect;
+import io.semafor.protocol.v1.LeaseGranted;
+import io.semafor.protocol.v1.Read;
+import io.semafor.protocol.v1.Release;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.Response;
+import io.semafor.protocol.v1.SetValue;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A handle on one named semaphore. Making a handle does no I/O and does not check the semaphore
+ * exists; operations on a name that names nothing fail with {@link ErrorCode#NOT_FOUND}.
+ *
+ * <p>Three ways to take permits, as SPEC §3 and §9 define them:
+ *
+ * <ul>
+ *   <li>{@link #decrement}: IRIS's partial take — whatever is there up to the amount, waiting while
+ *       the value is 0. Consumed: give back with {@link #increment}.
+ *   <li>{@link #acquire} / {@link #tryAcquire}: all-or-nothing (SysV, JDK). Consumed likewise.
+ *   <li>{@link #acquirePermit} / {@link #tryAcquirePermit}: all-or-nothing and <em>owned</em>: a
+ *       {@link Permit} gives them back when closed, and they come back by themselves if the
+ *       client's session ends.
+ * </ul>
+ *
+ * <p>Grants are made in arrival order (FIFO unless the semaphore is BARGING). Blocking methods that
+ * wait for permits throw {@link InterruptedException}; an interrupted request is withdrawn and
+ * anything granted meanwhile is given back. Every blocking method has an asynchronous form whose
+ * future completes on a client thread: do not block in its callbacks.
+ *
+ * <p>Thread-safe. Failures are {@link SemaforException}s carrying the SPEC §6 code.
+ */
+public final class NamedSemaphore {
+  private final Rpc rpc;
+  private final String name;
+  private final ByteString nameBytes;
+
+  NamedSemaphore(Rpc rpc, String name) {
+    this.rpc = rpc;
+    this.name = name;
+    this.nameBytes = ByteString.copyFrom(name, StandardCharsets.UTF_8);
+  }
+
+  /** The semaphore's name. */
+  public String name() {
+    return name;
+  }
+
+  ByteString nameBytes() {
+    return nameBytes;
+  }
+
+  // ------------------------------------------------------------------ lifecycle and value
+
+  /**
+   * Creates it with {@code initial} permits and default options; see {@link #create(long,
+   * SemaphoreOptions)}.
+   */
+  public boolean create(long initial) {
+    return create(initial, SemaphoreOptions.DEFAULT);
+  }
+
+  /**
+   * Creates the semaphore, or opens it if it exists, leaving its value and options as they are
+   * (IRIS). Returns true if it was created now.
+   */
+  public boolean create(long initial, SemaphoreOptions options) {
+    return rpc.call(createRequest(initial, options)).getCreated().getCreated();
+  }
+
+  public CompletableFuture<Boolean> createAsync(long initial, SemaphoreOptions options) {
+    return rpc.callAsync(createRequest(initial, options))
+        .thenApply(r -> r.getCreated().getCreated());
+  }
+
+  private Request.Builder createRequest(long initial, SemaphoreOptions options) {
+    return Request.newBuilder()
+        .setCreate(
+            Create.newBuilder()
+                .setName(nameBytes)
+                .setInitial(initial)
+                .setCapacity(options.capacity())
+                .setPolicy(
+                    options.policy() == SemaphoreOptions.Policy.BARGING
+                        ? io.semafor.protocol.v1.Policy.BARGING
+                        : io.semafor.protocol.v1.Policy.FIFO)
+                .setMaxPerSession(options.maxPerSession()));
+  }
+
+  /**
+   * Checks that the semaphore exists (IRIS {@code Open}).
+   *
+   * @throws SemaforException NOT_FOUND if it does not
+   */
+  public NamedSemaphore open() {
+    info();
+    return this;
+  }
+
+  /** Deletes it: everyone waiting on it gets {@link ErrorCode#DELETED}. */
+  public void delete() {
+    rpc.call(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)));
+  }
+
+  public CompletableFuture<Void> deleteAsync() {
+    return rpc.callAsync(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)))
+        .thenApply(r -> null);
+  }
+
+  /** The free value now. */
+  public long value() {
+    return info().value();
+  }
+
+  public CompletableFuture<Long> valueAsync() {
+    return infoAsync().thenApply(SemaphoreInfo::value);
+  }
+
+  /** Value, options, and how much is waiting, owned, leased and in transit. */
+  public SemaphoreInfo info() {
+    return Infos.status(rpc.read(getRead()));
+  }
+
+  public CompletableFuture<SemaphoreInfo> infoAsync() {
+    return rpc.readAsync(getRead()).thenApply(Infos::status);
+  }
+
+  private Read.Builder getRead() {
+    return Read.newBuilder().setGet(Get.newBuilder().setName(nameBytes));
+  }
+
+  /** {@link #info()} with the queue, the holders and the leases. */
+  public SemaphoreInfo inspect() {
+    return Infos.detail(
+        rpc.read(Read.newBuilder().setInspect(Inspect.newBuilder().setName(nameBytes))));
+  }
+
+  /** Writes the free value (what sessions own or lease is untouched); returns the previous one. */
+  public long set(long value) {
+    return rpc.call(setRequest(value)).getValueSet().getPrevious();
+  }
+
+  public CompletableFuture<Long> setAsync(long value) {
+    return rpc.callAsync(setRequest(value)).thenApply(r -> r.getValueSet().getPrevious());
+  }
+
+  private Request.Builder setRequest(long value) {
+    return Request.newBuilder()
+        .setSetValue(SetValue.newBuilder().setName(nameBytes).setValue(value));
+  }
+
+  /**
+   * Adds {@code amount} and returns the new value. Anyone may increment: semaphores have no owner.
+   *
+   * @throws SemaforException OVERFLOW past the capacity or 2^63-1 (nothing changed)
+   */
+  public long increment(long amount) {
+    return rpc.call(incrementRequest(amount)).getIncremented().getValue();
+  }
+
+  public CompletableFuture<Long> incrementAsync(long amount) {
+    return rpc.callAsync(incrementRequest(amount)).thenApply(r -> r.getIncremented().getValue());
+  }
+
+  private Request.Builder incrementRequest(long amount) {
+    return Request.newBuilder()
+        .setIncrement(Increment.newBuilder().setName(nameBytes).setAmount(amount));
+  }
+
+  // ------------------------------------------------------------------ partial decrement (IRIS)
+
+  /** Waits as long as it takes; see {@link #decrement(long, Duration)}. */
+  public long decrement(long amount) throws InterruptedException {
+    return decrement(amount, -1);
+  }
+
+  /**
+   * IRIS decrement: when it is this request's turn and the value is positive, takes {@code
+   * min(value, amount)} and returns it; while the value is 0 it waits, up to {@code timeout}
+   * ({@link Duration#ZERO}: not at all). Returns 0 if it timed out. The amount is consumed.
+   */
+  public long decrement(long amount, Duration timeout) throws InterruptedException {
+    return decrement(amount, Rpc.timeoutNanos(timeout));
+  }
+
+  private long decrement(long amount, long timeoutNanos) throws InterruptedException {
+    Response r =
+        rpc.callWaiting(decrementRequest(amount, timeoutNanos), timeoutNanos, this::giveBack);
+    return r.getGranted().getAmount();
+  }
+
+  public CompletableFuture<Long> decrementAsync(long amount, Duration timeout) {
+    return rpc.callAsync(decrementRequest(amount, Rpc.timeoutNanos(timeout)))
+        .thenApply(r -> r.getGranted().getAmount());
+  }
+
+  private Request.Builder decrementRequest(long amount, long timeoutNanos) {
+    return Request.newBuilder()
+        .setDecrement(
+            Decrement.newBuilder().setName(nameBytes).setAmount(amount).setTimeoutNs(timeoutNanos));
+  }
+
+  /** Undoes a consumed grant that raced with an interrupt. */
+  private void giveBack(Response granted) {
+    long amount = granted.getGranted().getAmount();
+    if (amount > 0) {
+      increment(amount);
+    }
+  }
+
+  // ------------------------------------------------------------------ all-or-nothing, consumed
+
+  /** Takes exactly {@code amount}, waiting as long as it takes. Consumed. */
+  public void acquire(long amount) throws InterruptedException {
+    acquire(amount, -1);
+  }
+
+  /**
+   * Takes exactly {@code amount} once that many are free and it is this request's turn, waiting up
+   * to {@code timeout}; returns false (having taken nothing) if it timed out. Under FIFO even
+   * {@link Duration#ZERO} waits its turn behind a blocked earlier request, unlike {@code
+   * java.util.concurrent.Semaphore.tryAcquire()}. Consumed: give back with {@link #increment}.
+   */
+  public boolean tryAcquire(long amount, Duration timeout) throws InterruptedException {
+    return acquire(amount, Rpc.timeoutNanos(timeout));
+  }
+
+  private boolean acquire(long amount, long timeoutNanos) throws InterruptedException {
+    Response r =
+        rpc.callWaiting(acquireRequest(amount, timeoutNanos, false), timeoutNanos, this::giveBack);
+    return r.getGranted().getAmount() > 0;
+  }
+
+  public CompletableFuture<Boolean> acquireAsync(long amount, Duration timeout) {
+    return rpc.callAsync(acquireRequest(amount, Rpc.timeoutNanos(timeout), false))
+        .thenApply(r -> r.getGranted().getAmount() > 0);
+  }
+
+  private Request.Builder acquireRequest(long amount, long timeoutNanos, boolean owned) {
+    return Request.newBuilder()
+        .setAcquire(
+            Acquire.newBuilder()
+                .setName(nameBytes)
+                .setAmount(amount)
+                .setTimeoutNs(timeoutNanos)
+                .setOwned(owned));
+  }
+
+  // ------------------------------------------------------------------ owned permits
+
+  /** Takes {@code amount} owned permits, waiting as long as it takes. */
+  public Permit acquirePermit(long amount) throws InterruptedException {
+    Permit permit = acquirePermit(amount, -1);
+    if (permit == null) {
+      throw new IllegalStateException("a wait without timeout ended without a grant");
+    }
+    return permit;
+  }
+
+  /**
+   * Takes {@code amount} owned permits, waiting up to {@code timeout}; null if it timed out. The
+   * permits are the session's: {@link Permit#close()} gives them back, and so does the session's
+   * end.
+   *
+   * @throws SemaforException ALREADY_HELD past the semaphore's {@code maxPerSession}
+   */
+  public @Nullable Permit tryAcquirePermit(long amount, Duration timeout)
+      throws InterruptedException {
+    return acquirePermit(amount, Rpc.timeoutNanos(timeout));
+  }
+
+  private @Nullable Permit acquirePermit(long amount, long timeoutNanos)
+      throws InterruptedException {
+    Response r =
+        rpc.callWaiting(
+            acquireRequest(amount, timeoutNanos, true),
+            timeoutNanos,
+            granted -> {
+              Permit undone = permit(granted.getGranted());
+              if (undone != null) {
+                undone.release();
+              }
+            });
+    return permit(r.getGranted());
+  }
+
+  public CompletableFuture<Optional<Permit>> acquirePermitAsync(long amount, Duration timeout) {
+    return rpc.callAsync(acquireRequest(amount, Rpc.timeoutNanos(timeout), true))
+        .thenApply(r -> Optional.ofNullable(permit(r.getGranted())));
+  }
+
+  private @Nullable Permit permit(Granted g) {
+    if (g.getAmount() == 0) {
+      return null;
+    }
+    return new Permit(rpc, this, g.getAmount(), g.getSlotsList(), g.getToken(), g.getSequence());
+  }
+
+  /**
+   * Gives back {@code amount} of what this client's session owns here (taken with {@link
+   * #acquirePermit} or an owned {@code semop}).
+   *
+   * @throws SemaforException INVALID_ARGUMENT if the session owns less (nothing changed)
+   */
+  public void release(long amount) {
+    rpc.call(
+        Request.newBuilder().setRelease(Release.newBuilder().setName(nameBytes).setAmount(amount)));
+  }
+
+  // ------------------------------------------------------------------ leases
+
+  /**
+   * Takes {@code amount} permits as a lease that ends {@code leaseTtl} after it is granted unless
+   * renewed, waiting up to {@code timeout}; null if it timed out.
+   */
+  public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
+      throws InterruptedException {
+    long timeoutNanos = Rpc.timeoutNanos(timeout);
+    Response r =
+        rpc.callWaiting(
+            leaseRequest(amount, leaseTtl, timeoutNanos),
+            timeoutNanos,
+            granted -> {
+              Lease undone = lease(granted.getLeaseGranted());
+              if (undone != null) {
+                undone.release();
+              }
+            });
+    return lease(r.getLeaseGranted());
+  }
+
+  public CompletableFuture<Optional<Lease>> acquireLeaseAsync(
+      long amount, Duration leaseTtl, Duration timeout) {
+    return rpc.callAsync(leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)))
+        .thenApply(r -> Optional.ofNullable(lease(r.getLeaseGranted())));
+  }
+
+  private Request.Builder leaseRequest(long amount, Duration leaseTtl, long timeoutNanos) {
+    return Request.newBuilder()
+        .setAcquireLease(
+            AcquireLease.newBuilder()
+                .setName(nameBytes)
+                .setAmount(amount)
+                .setLeaseTtlNs(leaseTtl.toNanos())
+                .setTimeoutNs(timeoutNanos));
+  }
+
+  private @Nullable Lease lease(LeaseGranted g) {
+    if (g.getPermitId() == 0) {
+      return null;
+    }
+    return new Lease(rpc, g.getPermitId(), name, g.getAmount(), g.getSlotsList(), g.getToken());
+  }
+
+  // ------------------------------------------------------------------ wait for zero
+
+  /** Waits until the value is 0 (SysV wait-for-zero), consuming nothing. */
+  public void awaitZero() throws InterruptedException {
+    awaitZero(-1);
+  }
+
+  /** Waits up to {@code timeout} for the value to be 0; returns whether it was. */
+  public boolean awaitZero(Duration timeout) throws InterruptedException {
+    return awaitZero(Rpc.timeoutNanos(timeout));
+  }
+
+  private boolean awaitZero(long timeoutNanos) throws InterruptedException {
+    return rpc.callWaiting(awaitZeroRequest(timeoutNanos), timeoutNanos, r -> {})
+        .getZeroReached()
+        .getReached();
+  }
+
+  public CompletableFuture<Boolean> awaitZeroAsync(Duration timeout) {
+    return rpc.callAsync(awaitZeroRequest(Rpc.timeoutNanos(timeout)))
+        .thenApply(r -> r.getZeroReached().getReached());
+  }
+
+  private Request.Builder awaitZeroRequest(long timeoutNanos) {
+    return Request.newBuilder()
+        .setAwaitZero(AwaitZero.newBuilder().setName(nameBytes).setTimeoutNs(timeoutNanos));
+  }
+
+  @Override
+  public String toString() {
+    return "NamedSemaphore[" + name + "]";
+  }
+}

@@ -1,0 +1,264 @@
+package io.semafor.client;
+
+import io.semafor.client.internal.Link;
+import io.semafor.client.internal.LinkConfig;
+import io.semafor.client.internal.Rpc;
+import io.semafor.protocol.v1.CloseSession;
+import io.semafor.protocol.v1.ListNames;
+import io.semafor.protocol.v1.NameList;
+import io.semafor.protocol.v1.Read;
+import io.semafor.protocol.v1.Request;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A connection to Semafor: one session, shared by every thread that uses this client.
+ *
+ * <pre>{@code
+ * try (SemaforClient client = SemaforClient.connect("127.0.0.1:7400")) {
+ *   NamedSemaphore printers = client.create("printers", 3);
+ *   try (Permit permit = printers.acquirePermit(1)) {
+ *     print(permit.slots());
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>The session keeps what the client owns: if the process dies, its owned permits come back to
+ * their semaphores once the session's TTL passes without a keep-alive. Keep-alives go out from a
+ * background thread that never blocks callers. If the connection drops, the client reconnects (to
+ * any of its addresses) and resumes the session: waiting requests keep their place, owned permits
+ * stay owned, and requests are never applied twice. If the session ended meanwhile, pending
+ * requests fail with {@link ErrorCode#SESSION_EXPIRED}, {@link #onSessionLost} listeners run, and a
+ * new session is opened.
+ *
+ * <p>Thread-safe. {@link #close()} ends the session, so everything it owns goes back at once.
+ */
+public final class SemaforClient implements AutoCloseable {
+  private final Link link;
+  private final Rpc rpc;
+  private final AtomicLong nextListId = new AtomicLong();
+
+  private SemaforClient(Link link, Duration answerTimeout) {
+    this.link = link;
+    this.rpc = new Rpc(link, answerTimeout);
+  }
+
+  /**
+   * Connects with the default settings to {@code addresses}: {@code "host:port"}, or several
+   * separated by commas (tried in turn).
+   *
+   * @throws SemaforException UNAVAILABLE if no address can be reached
+   */
+  public static SemaforClient connect(String addresses) {
+    return builder().addresses(addresses).connect();
+  }
+
+  /** A builder of clients. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A handle on the semaphore named {@code name} (no I/O). */
+  public NamedSemaphore semaphore(String name) {
+    return new NamedSemaphore(rpc, name);
+  }
+
+  /**
+   * Creates {@code name} with {@code initial} permits, or opens it if it exists (IRIS), and returns
+   * a handle.
+   */
+  public NamedSemaphore create(String name, long initial) {
+    return create(name, initial, SemaphoreOptions.DEFAULT);
+  }
+
+  /** Creates {@code name} with options, or opens it if it exists, and returns a handle. */
+  public NamedSemaphore create(String name, long initial, SemaphoreOptions options) {
+    NamedSemaphore semaphore = semaphore(name);
+    semaphore.create(initial, options);
+    return semaphore;
+  }
+
+  /** The names that start with {@code prefix}, in byte order (all of them, page by page). */
+  public List<String> list(String prefix) {
+    List<String> out = new ArrayList<>();
+    byte[] after = null;
+    while (true) {
+      ListNames.Builder list =
+          ListNames.newBuilder()
+              .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
+              .setLimit(1000);
+      if (after != null) {
+        list.setAfter(com.google.protobuf.ByteString.copyFrom(after)).setHasAfter(true);
+      }
+      NameList names = rpc.read(Read.newBuilder().setListNames(list)).getNames();
+      for (com.google.protobuf.ByteString name : names.getNamesList()) {
+        out.add(name.toString(StandardCharsets.UTF_8));
+        after = name.toByteArray();
+      }
+      if (names.getNamesCount() < 1000) {
+        return out;
+      }
+    }
+  }
+
+  /** A handle on the lease with this permit id, from whichever process took it. */
+  public Lease lease(long permitId) {
+    return new Lease(rpc, permitId, "", 0, List.of(), 0);
+  }
+
+  /** A new, empty {@code semop}. */
+  public Semop semop() {
+    return new Semop(rpc);
+  }
+
+  /** A new, empty WaitMany list of this session. */
+  public WaitMany waitMany() {
+    return new WaitMany(rpc, nextListId.incrementAndGet());
+  }
+
+  /** The semaphore {@code name} as a {@link java.util.concurrent.Semaphore}. */
+  public SemaforSemaphore jdkSemaphore(String name) {
+    return new SemaforSemaphore(semaphore(name));
+  }
+
+  /** The id of this client's session (it changes only if the session was lost). */
+  public long sessionId() {
+    return link.sessionId();
+  }
+
+  /** The session's TTL, as the server granted it. */
+  public Duration sessionTtl() {
+    return Duration.ofNanos(link.sessionTtlNanos());
+  }
+
+  /**
+   * Runs {@code listener} on a client thread whenever the session is lost (it expired while the
+   * client could not reach a server) and a new one opened: owned permits and leases not yet
+   * delivered went back.
+   */
+  public void onSessionLost(Runnable listener) {
+    link.onSessionLost(listener);
+  }
+
+  /** Drops the connection as a network failure would, keeping the session (for tests). */
+  public void simulateConnectionLoss() {
+    link.dropConnection();
+  }
+
+  /**
+   * Ends the session, so everything it owns goes back now, and closes the connection. Idempotent;
+   * requests still waiting fail.
+   */
+  @Override
+  public void close() {
+    if (link.isClosed()) {
+      return;
+    }
+    try {
+      rpc.call(Request.newBuilder().setCloseSession(CloseSession.getDefaultInstance()));
+    } catch (SemaforException ignored) {
+      // the session is gone already, or the server is: either way nothing more to give back
+    } finally {
+      link.close();
+    }
+  }
+
+  /** Settings for a client; not thread-safe. */
+  public static final class Builder {
+    private final List<InetSocketAddress> addresses = new ArrayList<>();
+    private Duration sessionTtl = Duration.ofSeconds(10);
+    private String clientName = "java";
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration answerTimeout = Duration.ofSeconds(30);
+    private @Nullable Duration giveUpAfter;
+
+    private Builder() {}
+
+    /** {@code "host:port"}, or several separated by commas. */
+    public Builder addresses(String value) {
+      for (String part : value.split(",", -1)) {
+        String hostPort = part.trim();
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+          throw new IllegalArgumentException("address not host:port: " + hostPort);
+        }
+        String host = hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+          host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+          port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("address port not a number: " + hostPort, e);
+        }
+        if (port < 1 || port > 65_535) {
+          throw new IllegalArgumentException("address port outside 1..65535: " + hostPort);
+        }
+        addresses.add(InetSocketAddress.createUnresolved(host, port));
+      }
+      return this;
+    }
+
+    /** How long the session outlives this client's silence; default 10 s. */
+    public Builder sessionTtl(Duration value) {
+      sessionTtl = value;
+      return this;
+    }
+
+    /** A name shown by inspection tools; default "java". */
+    public Builder clientName(String value) {
+      clientName = value;
+      return this;
+    }
+
+    /** How long to try connecting to one address; default 5 s. */
+    public Builder connectTimeout(Duration value) {
+      connectTimeout = value;
+      return this;
+    }
+
+    /** How long to wait for an answer beyond the operation's own timeout; default 30 s. */
+    public Builder answerTimeout(Duration value) {
+      answerTimeout = value;
+      return this;
+    }
+
+    /**
+     * How long without any reachable server before waiting requests fail with UNAVAILABLE (their
+     * outcome unknown); default the session TTL plus 5 s.
+     */
+    public Builder giveUpAfter(Duration value) {
+      giveUpAfter = value;
+      return this;
+    }
+
+    /**
+     * Connects and opens a session.
+     *
+     * @throws IllegalArgumentException for settings out of range, naming them
+     * @throws SemaforException UNAVAILABLE if no address can be reached
+     */
+    public SemaforClient connect() {
+      if (addresses.isEmpty()) {
+        throw new IllegalArgumentException("addresses: none given");
+      }
+      if (sessionTtl.isNegative() || sessionTtl.isZero()) {
+        throw new IllegalArgumentException("sessionTtl <= 0: " + sessionTtl);
+      }
+      List<InetSocketAddress> resolved = new ArrayList<>();
+      for (InetSocketAddress a : addresses) {
+        resolved.add(new InetSocketAddress(a.getHostString(), a.getPort()));
+      }
+      Duration giveUp = giveUpAfter != null ? giveUpAfter : sessionTtl.plusSeconds(5);
+      Link link =
+          Link.open(new LinkConfig(resolved, sessionTtl, clientName, connectTimeout, giveUp));
+      return new SemaforClient(link, answerTimeout);
+    }
+  }
+}

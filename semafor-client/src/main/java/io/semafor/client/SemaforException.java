@@ -1,0 +1,29 @@
+package io.semafor.client;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An operation failed: {@link #code()} says how (SPEC §6), the message names the argument, limit or
+ * cause. A failed operation changed nothing on the server, except where the code is {@link
+ * ErrorCode#UNAVAILABLE} and the message says the outcome is unknown.
+ */
+public final class SemaforException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final ErrorCode code;
+
+  public SemaforException(ErrorCode code, String message) {
+    super(code + ": " + message);
+    this.code = code;
+  }
+
+  public SemaforException(ErrorCode code, String message, @Nullable Throwable cause) {
+    super(message.startsWith(code + ": ") ? message : code + ": " + message, cause);
+    this.code = code;
+  }
+
+  /** Why it failed. */
+  public ErrorCode code() {
+    return code;
+  }
+}

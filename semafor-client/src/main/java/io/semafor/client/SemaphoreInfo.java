@@ -1,0 +1,64 @@
+package io.semafor.client;
+
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A semaphore as the server saw it at {@code revision}: its free value, options, and how much is
+ * waiting, owned, leased and in transit. {@link NamedSemaphore#inspect()} also fills in the queue,
+ * the holders and the leases (empty lists otherwise).
+ */
+public record SemaphoreInfo(
+    String name,
+    long value,
+    SemaphoreOptions options,
+    int waiters,
+    int holders,
+    long owned,
+    long leased,
+    long undelivered,
+    long revision,
+    List<Waiter> queue,
+    List<Holder> holderList,
+    List<LeaseInfo> leases) {
+
+  /** Copies the lists. */
+  public SemaphoreInfo {
+    queue = List.copyOf(queue);
+    holderList = List.copyOf(holderList);
+    leases = List.copyOf(leases);
+  }
+
+  /** One waiting request, in arrival order; {@code timesOutIn} is null if it waits forever. */
+  public record Waiter(
+      long sessionId,
+      long requestId,
+      long sequence,
+      String kind,
+      long amount,
+      @Nullable Duration timesOutIn) {}
+
+  /** One session's holding: its owned amount (signed SysV adjustment) and slots. */
+  public record Holder(long sessionId, long owned, List<Long> slots) {
+    /** Copies the slots. */
+    public Holder {
+      slots = List.copyOf(slots);
+    }
+  }
+
+  /** One lease; {@code sessionId} is 0 once delivered. */
+  public record LeaseInfo(
+      long permitId,
+      long sessionId,
+      long amount,
+      List<Long> slots,
+      long token,
+      Duration age,
+      Duration expiresIn) {
+    /** Copies the slots. */
+    public LeaseInfo {
+      slots = List.copyOf(slots);
+    }
+  }
+}

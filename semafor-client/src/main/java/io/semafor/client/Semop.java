@@ -1,0 +1,151 @@
+package io.semafor.client;
+
+import com.google.protobuf.ByteString;
+import io.semafor.client.internal.Rpc;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.SemopDone;
+import io.semafor.protocol.v1.SemopOp;
+import io.semafor.protocol.v1.Slots;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A SysV {@code semop}: operations over any semaphores that take effect together, in one atomic
+ * step, or not at all (SPEC §3, §9). Ops are tried in the order added, on a scratch copy, so a name
+ * may repeat and a wait-for-zero sees what earlier ops left.
+ *
+ * <pre>{@code
+ * Semop.Result r = client.semop().take("printer", 1).take("scanner", 1).owned().execute();
+ * }</pre>
+ *
+ * <p>{@link #noWait()} and {@link #owned()} apply to the op added last. Not thread-safe: build and
+ * execute on one thread; executing does not consume the builder.
+ */
+public final class Semop {
+  private final Rpc rpc;
+  private final List<SemopOp.Builder> ops = new ArrayList<>();
+
+  Semop(Rpc rpc) {
+    this.rpc = rpc;
+  }
+
+  /** What a {@code semop} did; {@code slots} lists, per op, the slots its owned take holds. */
+  public record Result(boolean done, long token, long sequence, List<List<Long>> slots) {
+    /** Copies the slots. */
+    public Result {
+      slots = slots.stream().map(List::copyOf).toList();
+    }
+  }
+
+  /** Takes {@code amount} from {@code name}, all-or-nothing. */
+  public Semop take(String name, long amount) {
+    return op(name, -amount);
+  }
+
+  /** Adds {@code amount} to {@code name}. */
+  public Semop add(String name, long amount) {
+    return op(name, amount);
+  }
+
+  /** Waits for {@code name} to be 0 (as left by the ops before this one). */
+  public Semop waitForZero(String name) {
+    return op(name, 0);
+  }
+
+  private Semop op(String name, long delta) {
+    ops.add(
+        SemopOp.newBuilder()
+            .setName(ByteString.copyFrom(name, StandardCharsets.UTF_8))
+            .setDelta(delta));
+    return this;
+  }
+
+  /**
+   * The last op fails the whole {@code semop} with WOULD_BLOCK instead of waiting (SysV {@code
+   * IPC_NOWAIT}).
+   */
+  public Semop noWait() {
+    last().setNoWait(true);
+    return this;
+  }
+
+  /**
+   * The last op is recorded for undo when the session ends (SysV {@code SEM_UNDO}): a take goes
+   * back, an add is taken back.
+   */
+  public Semop owned() {
+    last().setOwned(true);
+    return this;
+  }
+
+  private SemopOp.Builder last() {
+    if (ops.isEmpty()) {
+      throw new IllegalStateException("no op added yet");
+    }
+    return ops.get(ops.size() - 1);
+  }
+
+  /** Executes, waiting as long as it takes. */
+  public Result execute() throws InterruptedException {
+    return execute(-1);
+  }
+
+  /**
+   * Executes, waiting up to {@code timeout}; {@code done} is false if it timed out (nothing
+   * changed). If the thread is interrupted after the {@code semop} took effect, it stays done and
+   * the interrupt stays set instead of being thrown.
+   *
+   * @throws SemaforException WOULD_BLOCK for a {@link #noWait()} op that would wait, OVERFLOW for
+   *     an add past a ceiling, NOT_FOUND naming the op
+   */
+  public Result execute(Duration timeout) throws InterruptedException {
+    return execute(Rpc.timeoutNanos(timeout));
+  }
+
+  private Result execute(long timeoutNanos) throws InterruptedException {
+    boolean[] doneDespiteInterrupt = new boolean[1];
+    Result[] kept = new Result[1];
+    try {
+      return result(
+          rpc.callWaiting(
+                  request(timeoutNanos),
+                  timeoutNanos,
+                  granted -> {
+                    doneDespiteInterrupt[0] = true;
+                    kept[0] = result(granted.getSemopDone());
+                  })
+              .getSemopDone());
+    } catch (InterruptedException e) {
+      if (doneDespiteInterrupt[0] && kept[0] != null) {
+        Thread.currentThread().interrupt();
+        return kept[0];
+      }
+      throw e;
+    }
+  }
+
+  public CompletableFuture<Result> executeAsync(Duration timeout) {
+    return rpc.callAsync(request(Rpc.timeoutNanos(timeout)))
+        .thenApply(r -> result(r.getSemopDone()));
+  }
+
+  private Request.Builder request(long timeoutNanos) {
+    io.semafor.protocol.v1.Semop.Builder semop =
+        io.semafor.protocol.v1.Semop.newBuilder().setTimeoutNs(timeoutNanos);
+    for (SemopOp.Builder op : ops) {
+      semop.addOps(op.build());
+    }
+    return Request.newBuilder().setSemop(semop);
+  }
+
+  private static Result result(SemopDone done) {
+    List<List<Long>> slots = new ArrayList<>();
+    for (Slots s : done.getSlotsList()) {
+      slots.add(s.getSlotsList());
+    }
+    return new Result(done.getDone(), done.getToken(), done.getSequence(), slots);
+  }
+}

@@ -1,0 +1,127 @@
+package io.semafor.client;
+
+import com.google.protobuf.ByteString;
+import io.semafor.client.internal.Rpc;
+import io.semafor.protocol.v1.AddToWaitMany;
+import io.semafor.protocol.v1.RemoveFromWaitMany;
+import io.semafor.protocol.v1.Report;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.Response;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongConsumer;
+
+/**
+ * IRIS WaitMany: asynchronous partial decrements on several semaphores, granted in the background
+ * in arrival order, reported through callbacks when you call {@link #await}.
+ *
+ * <pre>{@code
+ * WaitMany list = client.waitMany();
+ * list.add("jobs", 1, granted -> runJob());
+ * list.add("alerts", 5, granted -> handleAlerts(granted));
+ * int reported = list.await(Duration.ofSeconds(10));   // 0 if nothing was granted in time
+ * }</pre>
+ *
+ * <p>Adding to a semaphore already in the list merges with its request (SPEC §9, the IRIS concepts
+ * chapter); a reported entry leaves the list, so add it again for more. Grants not yet reported
+ * count as not yet delivered: if the session ends first they go back. A deleted semaphore's entry
+ * reports 0. Callbacks run on the thread calling {@link #await}. Not thread-safe: one thread per
+ * list.
+ */
+public final class WaitMany implements AutoCloseable {
+  private final Rpc rpc;
+  private final long listId;
+  private final Map<String, LongConsumer> callbacks = new LinkedHashMap<>();
+
+  WaitMany(Rpc rpc, long listId) {
+    this.rpc = rpc;
+    this.listId = listId;
+  }
+
+  /**
+   * Adds a decrement of up to {@code amount} on {@code name} (IRIS {@code AddToWaitMany}), whose
+   * grant will be reported to {@code waitCompleted}; it is tried at once. If the name is already in
+   * the list, the amounts merge and the newer callback replaces the older.
+   */
+  public void add(String name, long amount, LongConsumer waitCompleted) {
+    rpc.call(
+        Request.newBuilder()
+            .setAddToWaitMany(
+                AddToWaitMany.newBuilder()
+                    .setListId(listId)
+                    .setName(bytes(name))
+                    .setAmount(amount)));
+    callbacks.put(name, waitCompleted);
+  }
+
+  /**
+   * Removes {@code name}'s entry (IRIS {@code RmFromWaitMany}): its pending request is cancelled
+   * and a grant not yet reported goes back to the semaphore. Returns the amount given back.
+   */
+  public long remove(String name) {
+    callbacks.remove(name);
+    Response r =
+        rpc.call(
+            Request.newBuilder()
+                .setRemoveFromWaitMany(
+                    RemoveFromWaitMany.newBuilder().setListId(listId).setName(bytes(name))));
+    return r.getWaitManyRemoved().getReturned();
+  }
+
+  /** How many semaphores are in the list. */
+  public int size() {
+    return callbacks.size();
+  }
+
+  /**
+   * Waits up to {@code timeout} ({@link Duration#ZERO}: just polls) until at least one entry is
+   * granted, then calls {@code waitCompleted(granted)} for every granted entry, round robin from
+   * the entry after the one reported last, and returns how many it called; 0 if it timed out or the
+   * list is empty.
+   */
+  public int await(Duration timeout) throws InterruptedException {
+    long timeoutNanos = Rpc.timeoutNanos(timeout);
+    Response[] kept = new Response[1];
+    Response r;
+    try {
+      r =
+          rpc.callWaiting(
+              Request.newBuilder()
+                  .setWaitMany(
+                      io.semafor.protocol.v1.WaitMany.newBuilder()
+                          .setListId(listId)
+                          .setTimeoutNs(timeoutNanos)),
+              timeoutNanos,
+              reported -> kept[0] = reported);
+    } catch (InterruptedException e) {
+      if (kept[0] == null) {
+        throw e;
+      }
+      Thread.currentThread().interrupt(); // reported before the interrupt took effect: deliver
+      r = kept[0];
+    }
+    int called = 0;
+    for (Report report : r.getWaitManyReported().getReportsList()) {
+      LongConsumer callback = callbacks.remove(report.getName().toString(StandardCharsets.UTF_8));
+      if (callback != null) {
+        callback.accept(report.getGranted());
+      }
+      called++;
+    }
+    return called;
+  }
+
+  /** Removes every entry; grants not yet reported go back. */
+  @Override
+  public void close() {
+    for (String name : callbacks.keySet().toArray(new String[0])) {
+      remove(name);
+    }
+  }
+
+  private static ByteString bytes(String name) {
+    return ByteString.copyFrom(name, StandardCharsets.UTF_8);
+  }
+}

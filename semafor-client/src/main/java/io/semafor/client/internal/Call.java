@@ -1,0 +1,37 @@
+package io.semafor.client.internal;
+
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A request or read waiting for its answer: its encoded frame (sent again, same id, after a
+ * reconnect), and the future the answer completes. A thread blocked on it records itself so the
+ * thread that reads the answer can wake it.
+ */
+public final class Call {
+  final long id;
+  final byte[] frame;
+  final boolean read;
+  final boolean async;
+  final long sentAt;
+  final CompletableFuture<Object> answer = new CompletableFuture<>();
+  volatile @Nullable Thread waiter;
+
+  Call(long id, byte[] frame, boolean read, boolean async) {
+    this.id = id;
+    this.frame = frame;
+    this.read = read;
+    this.async = async;
+    this.sentAt = System.nanoTime();
+  }
+
+  /** The request id (or read id). */
+  public long id() {
+    return id;
+  }
+
+  /** Completed with a {@code Response} (or {@code ReadResponse}), or with a SemaforException. */
+  public CompletableFuture<Object> answer() {
+    return answer;
+  }
+}

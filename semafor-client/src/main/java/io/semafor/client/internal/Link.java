@@ -1,0 +1,624 @@
+package io.semafor.client.internal;
+
+import io.semafor.client.ErrorCode;
+import io.semafor.client.SemaforException;
+import io.semafor.protocol.Frames;
+import io.semafor.protocol.v1.ClientFrame;
+import io.semafor.protocol.v1.Failure;
+import io.semafor.protocol.v1.Hello;
+import io.semafor.protocol.v1.KeepAlive;
+import io.semafor.protocol.v1.Read;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.protocol.v1.Welcome;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Overview
+ *
+ * A Link is one session over one TCP connection at a time, shared by every thread of a client.
+ *
+ * Writing: a request gets the next id and is written under one lock, so ids go out in order; it
+ * carries the ids of answers received since the last write (acknowledgements).
+ *
+ * Reading (leader/follower): a thread waiting for its answer reads the socket itself when no one
+ * else is reading, dispatching whatever arrives, until its own answer comes; so a thread alone on
+ * a client reads its own answer with no hand-off, as with a plain blocking socket. A thread that
+ * finds someone reading parks; the reader completes its future and unparks it, and when the
+ * reader's own answer arrives it passes the reading on to a parked thread.
+ *
+ * The io thread sends keep-alives, reads for asynchronous calls (nobody is blocked on those) and
+ * when the connection has been idle (to see pongs and notice a dead server), and reconnects: it
+ * resumes the session on any reachable address and sends every unanswered request again under
+ * its id, in id order, before anything new; the server applies each once. If the session ended
+ * meanwhile, every pending call fails with SESSION_EXPIRED and a new session is opened.
+ */
+
+/** The session and its connection, shared by all threads of one client. Thread-safe. */
+public final class Link implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Link.class);
+  private static final int READ_SLICE_MILLIS = 20;
+  private static final long IDLE_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+  private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private final LinkConfig config;
+  private final long keepAliveNanos;
+  private final Object writeLock = new Object();
+  private final ReentrantLock reading = new ReentrantLock();
+  private final ConcurrentHashMap<Long, Call> requests = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Call> reads = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Long> acks = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Call> parked = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger asyncPending = new AtomicInteger();
+  private final AtomicLong nextReadId = new AtomicLong();
+  private final CopyOnWriteArrayList<Runnable> sessionLostListeners = new CopyOnWriteArrayList<>();
+  private final Thread ioThread;
+
+  private volatile @Nullable Wire wire;
+  private volatile long sessionId;
+  private volatile long sessionTtlNanos;
+  private volatile boolean closed;
+  private volatile long lastWrite = System.nanoTime();
+  private volatile long lastFrame = System.nanoTime();
+
+  /** Acknowledgements sent in keep-alives whose pong has not come back: sent again on resume. */
+  private final ConcurrentLinkedQueue<List<Long>> unconfirmedAcks = new ConcurrentLinkedQueue<>();
+
+  /** Guarded by {@link #writeLock}. */
+  private long nextRequestId;
+
+  private int addressIndex;
+
+  private Link(LinkConfig config) {
+    this.config = config;
+    this.keepAliveNanos = Math.max(config.sessionTtl().toNanos() / 3, 1);
+    this.ioThread = new Thread(this::runIo, "semafor-client-io");
+    ioThread.setDaemon(true);
+  }
+
+  /**
+   * Connects to the first reachable address and opens a session.
+   *
+   * @throws SemaforException UNAVAILABLE if no address can be reached, or the server's refusal
+   */
+  public static Link open(LinkConfig config) {
+    Link link = new Link(config);
+    SemaforException last = null;
+    for (int i = 0; i < config.addresses().size(); i++) {
+      try {
+        Wire w = link.handshake(link.nextAddress(), 0);
+        link.adopt(w, false);
+        link.ioThread.start();
+        return link;
+      } catch (IOException e) {
+        last =
+            new SemaforException(
+                ErrorCode.UNAVAILABLE,
+                "cannot reach " + config.addresses() + ": " + e.getMessage(),
+                e);
+      }
+    }
+    throw last != null ? last : new SemaforException(ErrorCode.UNAVAILABLE, "no address given");
+  }
+
+  public long sessionId() {
+    return sessionId;
+  }
+
+  public long sessionTtlNanos() {
+    return sessionTtlNanos;
+  }
+
+  /** Runs {@code listener} (on the io thread) whenever the session is lost and a new one opened. */
+  public void onSessionLost(Runnable listener) {
+    sessionLostListeners.add(listener);
+  }
+
+  // ------------------------------------------------------------------ sending
+
+  /** Sends a request under the next id; its answer completes the returned call. */
+  public Call request(Request.Builder request, boolean async) {
+    synchronized (writeLock) {
+      long id = ++nextRequestId;
+      request.setId(id);
+      for (Long ack = acks.poll(); ack != null; ack = acks.poll()) {
+        request.addAcks(ack);
+      }
+      byte[] frame = Frames.encode(ClientFrame.newBuilder().setRequest(request).build());
+      Call call = new Call(id, frame, false, async);
+      if (async) {
+        asyncPending.incrementAndGet();
+      }
+      requests.put(id, call);
+      writeLocked(frame);
+      return call;
+    }
+  }
+
+  /** Sends a read; its answer completes the returned call. */
+  public Call read(Read.Builder read, boolean async) {
+    long id = nextReadId.incrementAndGet();
+    byte[] frame = Frames.encode(ClientFrame.newBuilder().setRead(read.setId(id)).build());
+    Call call = new Call(id, frame, true, async);
+    if (async) {
+      asyncPending.incrementAndGet();
+    }
+    reads.put(id, call);
+    synchronized (writeLock) {
+      writeLocked(frame);
+    }
+    if (async) {
+      LockSupport.unpark(ioThread);
+    }
+    return call;
+  }
+
+  private void writeLocked(byte[] frame) {
+    Wire w = wire;
+    if (w == null) {
+      return; // sent on reconnect
+    }
+    try {
+      w.write(frame);
+      lastWrite = System.nanoTime();
+    } catch (IOException e) {
+      broken(w, e);
+    }
+  }
+
+  // ------------------------------------------------------------------ waiting
+
+  /**
+   * Blocks until the call is answered, reading the connection itself when no one else is.
+   *
+   * @param deadline {@link System#nanoTime()} after which to give up with UNAVAILABLE (the outcome
+   *     unknown); {@link Long#MAX_VALUE} waits as long as the session lives
+   * @throws InterruptedException if interrupted first (the call stays pending)
+   */
+  public Object await(Call call, long deadline) throws InterruptedException {
+    boolean registered = false;
+    try {
+      while (!call.answer.isDone()) {
+        Wire w = wire;
+        if (w != null && reading.tryLock()) {
+          try {
+            readUntilAnswered(w, call, deadline);
+          } finally {
+            reading.unlock();
+          }
+          passReading();
+          continue;
+        }
+        if (System.nanoTime() - deadline >= 0) {
+          throw new SemaforException(
+              ErrorCode.UNAVAILABLE,
+              "no answer in time from " + addressText() + "; the outcome is unknown");
+        }
+        call.waiter = Thread.currentThread();
+        if (!registered) {
+          parked.add(call);
+          registered = true;
+        }
+        if (!call.answer.isDone() && (wire == null || reading.isLocked())) {
+          LockSupport.parkNanos(this, Math.min(MAX_PARK_NANOS, deadline - System.nanoTime()));
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+      }
+    } finally {
+      call.waiter = null;
+      if (registered) {
+        parked.remove(call);
+      }
+    }
+    return answerOf(call);
+  }
+
+  private static Object answerOf(Call call) {
+    try {
+      return call.answer.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof SemaforException s) {
+        // a fresh exception so the caller's stack shows where it waited
+        throw new SemaforException(s.code(), String.valueOf(s.getMessage()), s);
+      }
+      throw e;
+    }
+  }
+
+  private void readUntilAnswered(Wire w, Call call, long deadline) {
+    while (!call.answer.isDone() && wire == w) {
+      ServerFrame frame;
+      try {
+        frame = w.read();
+      } catch (IOException e) {
+        broken(w, e);
+        return;
+      }
+      if (frame == null) {
+        if (System.nanoTime() - deadline >= 0) {
+          return;
+        }
+        continue;
+      }
+      lastFrame = System.nanoTime();
+      dispatch(w, frame);
+    }
+  }
+
+  /** Hands the reading to a thread still waiting, or to the io thread for async calls. */
+  private void passReading() {
+    for (Call c : parked) {
+      if (!c.answer.isDone()) {
+        Thread t = c.waiter;
+        if (t != null) {
+          LockSupport.unpark(t);
+          return;
+        }
+      }
+    }
+    if (asyncPending.get() > 0) {
+      LockSupport.unpark(ioThread);
+    }
+  }
+
+  private void dispatch(Wire w, ServerFrame frame) {
+    switch (frame.getBodyCase()) {
+      case RESPONSE -> {
+        long id = frame.getResponse().getId();
+        acks.add(id);
+        Call call = requests.remove(id);
+        if (call != null) {
+          finish(call, frame.getResponse());
+        }
+      }
+      case READ_RESPONSE -> {
+        Call call = reads.remove(frame.getReadResponse().getId());
+        if (call != null) {
+          finish(call, frame.getReadResponse());
+        }
+      }
+      case PONG -> unconfirmedAcks.poll();
+      case FATAL -> {
+        Failure f = frame.getFatal().getFailure();
+        log.warn(
+            "server {} closed the connection: {} {}", w.address(), f.getCode(), f.getMessage());
+        broken(w, new IOException("server: " + f.getMessage()));
+      }
+      case WELCOME, BODY_NOT_SET -> log.debug("ignoring an unexpected {}", frame.getBodyCase());
+    }
+  }
+
+  private void finish(Call call, Object answer) {
+    if (call.async) {
+      asyncPending.decrementAndGet();
+    }
+    call.answer.complete(answer);
+    Thread t = call.waiter;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  private void fail(Call call, SemaforException e) {
+    if (call.async) {
+      asyncPending.decrementAndGet();
+    }
+    call.answer.completeExceptionally(e);
+    Thread t = call.waiter;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  // ------------------------------------------------------------------ connection lifecycle
+
+  private InetSocketAddress nextAddress() {
+    List<InetSocketAddress> all = config.addresses();
+    return all.get(Math.floorMod(addressIndex++, all.size()));
+  }
+
+  private String addressText() {
+    Wire w = wire;
+    return w != null ? w.address().toString() : config.addresses().toString();
+  }
+
+  private ClientFrame hello(long resume) {
+    return ClientFrame.newBuilder()
+        .setHello(
+            Hello.newBuilder()
+                .setProtocolVersion(Frames.PROTOCOL_VERSION)
+                .setSessionId(resume)
+                .setSessionTtlNs(config.sessionTtl().toNanos())
+                .setClientName(config.clientName()))
+        .build();
+  }
+
+  /** Connects and says Hello; returns the wire once Welcome accepted it. */
+  private Wire handshake(InetSocketAddress address, long resume) throws IOException {
+    Wire w = Wire.connect(address, (int) config.connectTimeout().toMillis(), READ_SLICE_MILLIS);
+    try {
+      Welcome welcome = hello(w, resume);
+      if (welcome.hasFailure()
+          && resume != 0
+          && welcome.getFailure().getCode() == io.semafor.protocol.v1.ErrorCode.SESSION_EXPIRED) {
+        sessionLost(resume);
+        welcome = hello(w, 0);
+      }
+      if (welcome.hasFailure()) {
+        Failure f = welcome.getFailure();
+        throw new SemaforException(ErrorCodes.of(f.getCode()), f.getMessage());
+      }
+      sessionId = welcome.getSessionId();
+      sessionTtlNanos = welcome.getSessionTtlNs();
+      return w;
+    } catch (IOException | RuntimeException e) {
+      w.close();
+      throw e;
+    }
+  }
+
+  private Welcome hello(Wire w, long resume) throws IOException {
+    w.write(Frames.encode(hello(resume)));
+    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    while (true) {
+      ServerFrame frame = w.read();
+      if (frame != null && frame.hasWelcome()) {
+        return frame.getWelcome();
+      }
+      if (frame != null && frame.hasFatal()) {
+        throw new IOException("refused: " + frame.getFatal().getFailure().getMessage());
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new SocketTimeoutException("no Welcome from " + w.address());
+      }
+    }
+  }
+
+  /**
+   * Makes {@code w} the connection: sends every unanswered request again, in id order, and any
+   * acknowledgements not yet confirmed, before any new request can go out.
+   */
+  private void adopt(Wire w, boolean resumed) throws IOException {
+    synchronized (writeLock) {
+      if (resumed) {
+        List<Call> pending = new ArrayList<>(requests.values());
+        pending.sort(Comparator.comparingLong(c -> c.id));
+        for (Call c : pending) {
+          w.write(c.frame);
+        }
+        for (Call c : reads.values()) {
+          w.write(c.frame);
+        }
+        for (List<Long> unconfirmed : unconfirmedAcks) {
+          w.write(Frames.encode(keepAliveFrame(unconfirmed)));
+        }
+      }
+      lastWrite = System.nanoTime();
+      lastFrame = System.nanoTime();
+      wire = w;
+    }
+    for (Call c : parked) {
+      Thread t = c.waiter;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
+    }
+    LockSupport.unpark(ioThread);
+  }
+
+  /** The connection failed: drop it; the io thread reconnects. */
+  private void broken(Wire w, IOException cause) {
+    synchronized (writeLock) {
+      if (wire != w) {
+        return;
+      }
+      wire = null;
+    }
+    w.close();
+    if (!closed) {
+      log.info("lost the connection to {} ({}); reconnecting", w.address(), cause.getMessage());
+    }
+    LockSupport.unpark(ioThread);
+  }
+
+  /** The old session ended while we were away: everything pending fails; listeners are told. */
+  private void sessionLost(long old) {
+    log.warn("session {} ended while disconnected; opening a new session", old);
+    SemaforException e =
+        new SemaforException(
+            ErrorCode.SESSION_EXPIRED,
+            "session " + old + " ended while the client was disconnected; what it held went back");
+    synchronized (writeLock) {
+      nextRequestId = 0;
+      acks.clear();
+      unconfirmedAcks.clear();
+      for (Call c : requests.values()) {
+        fail(c, e);
+      }
+      requests.clear();
+    }
+    for (Runnable listener : sessionLostListeners) {
+      try {
+        listener.run();
+      } catch (RuntimeException failed) {
+        log.warn("a session-lost listener failed", failed);
+      }
+    }
+  }
+
+  private void failAll(SemaforException e) {
+    for (Call c : requests.values()) {
+      requests.remove(c.id, c);
+      fail(c, e);
+    }
+    for (Call c : reads.values()) {
+      reads.remove(c.id, c);
+      fail(c, e);
+    }
+  }
+
+  // ------------------------------------------------------------------ the io thread
+
+  private void runIo() {
+    while (!closed) {
+      Wire w = wire;
+      if (w == null) {
+        reconnect();
+        continue;
+      }
+      long now = System.nanoTime();
+      if (now - lastWrite >= keepAliveNanos) {
+        keepAlive();
+      }
+      if (now - lastFrame > Math.max(sessionTtlNanos, keepAliveNanos * 3)) {
+        broken(w, new IOException("no frame for longer than the session TTL"));
+        continue;
+      }
+      boolean idle = now - lastFrame >= IDLE_READ_NANOS && now - lastWrite < keepAliveNanos;
+      if ((asyncPending.get() > 0 || idle || !unconfirmedAcks.isEmpty()) && reading.tryLock()) {
+        try {
+          readSlice(w);
+        } finally {
+          reading.unlock();
+        }
+        passReading();
+      } else {
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(READ_SLICE_MILLIS));
+      }
+    }
+  }
+
+  /** Reads until a read times out or a blocked thread wants to read its own answer. */
+  private void readSlice(Wire w) {
+    while (wire == w && !closed) {
+      ServerFrame frame;
+      try {
+        frame = w.read();
+      } catch (IOException e) {
+        broken(w, e);
+        return;
+      }
+      if (frame == null) {
+        return;
+      }
+      lastFrame = System.nanoTime();
+      dispatch(w, frame);
+      if (!parked.isEmpty() && asyncPending.get() == 0) {
+        return;
+      }
+    }
+  }
+
+  private void keepAlive() {
+    synchronized (writeLock) {
+      List<Long> sent = new ArrayList<>();
+      for (Long ack = acks.poll(); ack != null; ack = acks.poll()) {
+        sent.add(ack);
+      }
+      unconfirmedAcks.add(sent);
+      writeLocked(Frames.encode(keepAliveFrame(sent)));
+    }
+  }
+
+  private static ClientFrame keepAliveFrame(List<Long> acks) {
+    return ClientFrame.newBuilder().setKeepAlive(KeepAlive.newBuilder().addAllAcks(acks)).build();
+  }
+
+  private void reconnect() {
+    long lostAt = System.nanoTime();
+    long backoff = TimeUnit.MILLISECONDS.toNanos(20);
+    boolean gaveUp = false;
+    while (!closed) {
+      for (int i = 0; i < config.addresses().size() && !closed; i++) {
+        InetSocketAddress address = nextAddress();
+        try {
+          long resume = sessionId;
+          Wire w = handshake(address, resume);
+          try {
+            adopt(w, sessionId == resume);
+          } catch (IOException e) {
+            w.close();
+            throw e;
+          }
+          log.info("reconnected to {} (session {})", address, sessionId);
+          return;
+        } catch (IOException | SemaforException e) {
+          log.debug("cannot reconnect to {}: {}", address, e.getMessage());
+        }
+      }
+      if (!gaveUp && System.nanoTime() - lostAt > config.giveUpAfter().toNanos()) {
+        gaveUp = true;
+        failAll(
+            new SemaforException(
+                ErrorCode.UNAVAILABLE,
+                "no server reachable at "
+                    + config.addresses()
+                    + " for "
+                    + config.giveUpAfter()
+                    + "; the outcome of pending requests is unknown"));
+      }
+      LockSupport.parkNanos(this, backoff);
+      backoff = Math.min(backoff * 2, TimeUnit.SECONDS.toNanos(1));
+    }
+  }
+
+  // ------------------------------------------------------------------ closing
+
+  /** Whether {@link #close} was called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Stops: fails what is pending, closes the connection, stops the io thread. The caller ends the
+   * session first if it wants its permits back at once.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Wire w;
+    synchronized (writeLock) {
+      w = wire;
+      wire = null;
+    }
+    if (w != null) {
+      w.close();
+    }
+    LockSupport.unpark(ioThread);
+    try {
+      ioThread.join(TimeUnit.SECONDS.toMillis(2));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    failAll(new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed"));
+  }
+
+  /** Drops the connection without ending the session, as a network failure would (for tests). */
+  public void dropConnection() {
+    Wire w = wire;
+    if (w != null) {
+      broken(w, new IOException("dropped on purpose"));
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package io.semafor.client.internal;
+
+import io.semafor.client.ErrorCode;
+import io.semafor.client.SemaforException;
+import io.semafor.protocol.v1.Cancel;
+import io.semafor.protocol.v1.Read;
+import io.semafor.protocol.v1.ReadResponse;
+import io.semafor.protocol.v1.Request;
+import io.semafor.protocol.v1.Response;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+
+/**
+ * Requests and reads over a {@link Link}, in the forms the public API needs: blocking (for quick
+ * operations, and interruptibly for operations that wait), and asynchronous. Failures come back as
+ * {@link SemaforException}s. Thread-safe.
+ */
+public final class Rpc {
+  private final Link link;
+  private final long answerTimeoutNanos;
+
+  public Rpc(Link link, Duration answerTimeout) {
+    this.link = link;
+    this.answerTimeoutNanos = answerTimeout.toNanos();
+  }
+
+  public Link link() {
+    return link;
+  }
+
+  /**
+   * A request that does not wait on the server (create, increment, release…): blocks until
+   * answered. An interrupt is remembered, not acted on: the operation is already under way.
+   *
+   * @throws SemaforException if the server refused it, or gave no answer (UNAVAILABLE)
+   */
+  public Response call(Request.Builder request) {
+    Call call = link.request(request, false);
+    long deadline = System.nanoTime() + answerTimeoutNanos;
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return check((Response) link.await(call, deadline));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * A request that may wait on the server up to {@code timeoutNanos} (-1: forever). If the thread
+   * is interrupted, the request is cancelled; if it was granted before the cancel arrived, {@code
+   * undo} gives the grant back; then InterruptedException is thrown.
+   */
+  public Response callWaiting(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
+      throws InterruptedException {
+    Call call = link.request(request, false);
+    long deadline =
+        timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos + answerTimeoutNanos;
+    try {
+      return check((Response) link.await(call, deadline));
+    } catch (InterruptedException e) {
+      cancel(call, undo);
+      throw e;
+    }
+  }
+
+  private void cancel(Call call, Consumer<Response> undo) {
+    try {
+      call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
+      Response answer = (Response) link.await(call, System.nanoTime() + answerTimeoutNanos);
+      if (!answer.hasFailure()) {
+        undo.accept(answer);
+      }
+    } catch (InterruptedException again) {
+      Thread.currentThread().interrupt();
+    } catch (SemaforException ignored) {
+      // the session or connection is gone; what was granted goes back with it
+    }
+  }
+
+  /** A request whose answer completes the future (on whichever thread reads it). */
+  public CompletableFuture<Response> callAsync(Request.Builder request) {
+    Call call = link.request(request, true);
+    return call.answer.thenApply(answer -> check((Response) answer));
+  }
+
+  /** A read: blocks until answered. */
+  public ReadResponse read(Read.Builder read) {
+    Call call = link.read(read, false);
+    long deadline = System.nanoTime() + answerTimeoutNanos;
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return check((ReadResponse) link.await(call, deadline));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  public CompletableFuture<ReadResponse> readAsync(Read.Builder read) {
+    Call call = link.read(read, true);
+    return call.answer.thenApply(answer -> check((ReadResponse) answer));
+  }
+
+  private static Response check(Response response) {
+    if (response.hasFailure()) {
+      throw ErrorCodes.exception(response.getFailure());
+    }
+    return response;
+  }
+
+  private static ReadResponse check(ReadResponse response) {
+    if (response.hasFailure()) {
+      throw ErrorCodes.exception(response.getFailure());
+    }
+    return response;
+  }
+
+  /** Unwraps the SemaforException a failed future carries. */
+  public static RuntimeException unwrap(Throwable failure) {
+    Throwable t =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (t instanceof SemaforException s) {
+      return s;
+    }
+    return new SemaforException(ErrorCode.UNAVAILABLE, String.valueOf(t.getMessage()), t);
+  }
+
+  /** The wire form of a timeout: nanoseconds, -1 for forever. */
+  public static long timeoutNanos(Duration timeout) {
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout: negative: " + timeout);
+    }
+    try {
+      return timeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return -1;
+    }
+  }
+}

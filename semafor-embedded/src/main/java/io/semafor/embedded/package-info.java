@@ -1,0 +1,5 @@
+/** Semafor in-process: {@link io.semafor.embedded.EmbeddedSemafor}. */
+@NullMarked
+package io.semafor.embedded;
+
+import org.jspecify.annotations.NullMarked;
