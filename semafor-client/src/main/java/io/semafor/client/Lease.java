@@ -6,6 +6,7 @@ import io.semafor.protocol.v1.RenewLease;
 import io.semafor.protocol.v1.Request;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Permits with their own expiry, named by a permit id that any process may use to renew or release
@@ -58,27 +59,37 @@ public final class Lease {
   }
 
   /**
-   * Moves the lease's end to {@code ttl} from now (on the server's clock) and returns it.
+   * Moves the lease's end to {@code ttl} from now (on the server's clock) and returns how long it
+   * now has.
    *
    * @throws SemaforException NOT_FOUND if the lease already ended (expired, released, or its
    *     semaphore was deleted)
    */
   public Duration renew(Duration ttl) {
-    return Duration.ofNanos(
-        rpc.call(
-                Request.newBuilder()
-                    .setRenewLease(
-                        RenewLease.newBuilder().setPermitId(permitId).setTtlNs(ttl.toNanos())))
-            .getLeaseRenewed()
-            .getExpiresInNs());
+    return Duration.ofNanos(rpc.call(renewRequest(ttl)).getLeaseRenewed().getExpiresInNs());
+  }
+
+  public CompletableFuture<Duration> renewAsync(Duration ttl) {
+    return rpc.callAsync(renewRequest(ttl))
+        .thenApply(r -> Duration.ofNanos(r.getLeaseRenewed().getExpiresInNs()));
+  }
+
+  private Request.Builder renewRequest(Duration ttl) {
+    return Request.newBuilder()
+        .setRenewLease(RenewLease.newBuilder().setPermitId(permitId).setTtlNs(ttl.toNanos()));
   }
 
   /** Ends the lease now; returns whether it was still there. Idempotent. */
   public boolean release() {
-    return rpc.call(
-            Request.newBuilder().setReleaseLease(ReleaseLease.newBuilder().setPermitId(permitId)))
-        .getLeaseReleased()
-        .getReleased();
+    return rpc.call(releaseRequest()).getLeaseReleased().getReleased();
+  }
+
+  public CompletableFuture<Boolean> releaseAsync() {
+    return rpc.callAsync(releaseRequest()).thenApply(r -> r.getLeaseReleased().getReleased());
+  }
+
+  private Request.Builder releaseRequest() {
+    return Request.newBuilder().setReleaseLease(ReleaseLease.newBuilder().setPermitId(permitId));
   }
 
   @Override

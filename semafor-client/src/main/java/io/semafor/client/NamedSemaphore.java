@@ -113,6 +113,10 @@ public final class NamedSemaphore {
     return this;
   }
 
+  public CompletableFuture<NamedSemaphore> openAsync() {
+    return infoAsync().thenApply(info -> this);
+  }
+
   /** Deletes it: everyone waiting on it gets {@link ErrorCode#DELETED}. */
   public void delete() {
     rpc.call(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)));
@@ -147,8 +151,15 @@ public final class NamedSemaphore {
 
   /** {@link #info()} with the queue, the holders and the leases. */
   public SemaphoreInfo inspect() {
-    return Infos.detail(
-        rpc.read(Read.newBuilder().setInspect(Inspect.newBuilder().setName(nameBytes))));
+    return Infos.detail(rpc.read(inspectRead()));
+  }
+
+  public CompletableFuture<SemaphoreInfo> inspectAsync() {
+    return rpc.readAsync(inspectRead()).thenApply(Infos::detail);
+  }
+
+  private Read.Builder inspectRead() {
+    return Read.newBuilder().setInspect(Inspect.newBuilder().setName(nameBytes));
   }
 
   /** Writes the free value (what sessions own or lease is untouched); returns the previous one. */
@@ -319,8 +330,16 @@ public final class NamedSemaphore {
    * @throws SemaforException INVALID_ARGUMENT if the session owns less (nothing changed)
    */
   public void release(long amount) {
-    rpc.call(
-        Request.newBuilder().setRelease(Release.newBuilder().setName(nameBytes).setAmount(amount)));
+    rpc.call(releaseRequest(amount));
+  }
+
+  public CompletableFuture<Void> releaseAsync(long amount) {
+    return rpc.callAsync(releaseRequest(amount)).thenApply(r -> null);
+  }
+
+  private Request.Builder releaseRequest(long amount) {
+    return Request.newBuilder()
+        .setRelease(Release.newBuilder().setName(nameBytes).setAmount(amount));
   }
 
   // ------------------------------------------------------------------ leases

@@ -4,7 +4,9 @@ import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.Release;
 import io.semafor.protocol.v1.ReleaseSlot;
 import io.semafor.protocol.v1.Request;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -85,22 +87,54 @@ public final class Permit implements AutoCloseable {
       return;
     }
     try {
-      if (slots.isEmpty()) {
-        rpc.call(
-            Request.newBuilder()
-                .setRelease(Release.newBuilder().setName(semaphore.nameBytes()).setAmount(amount)));
-      } else {
-        for (long slot : slots) {
-          rpc.call(
-              Request.newBuilder()
-                  .setReleaseSlot(
-                      ReleaseSlot.newBuilder().setName(semaphore.nameBytes()).setSlot(slot)));
-        }
+      for (Request.Builder request : releaseRequests()) {
+        rpc.call(request);
       }
     } catch (SemaforException e) {
-      if (e.code() != ErrorCode.NOT_FOUND && e.code() != ErrorCode.SESSION_EXPIRED) {
-        throw e;
-      }
+      ignoreGone(e);
+    }
+  }
+
+  /** {@link #release()}, completing when the server has taken the permits back. */
+  public CompletableFuture<Void> releaseAsync() {
+    if (!released.compareAndSet(false, true)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    for (Request.Builder request : releaseRequests()) {
+      chain = chain.thenCompose(ignored -> rpc.callAsync(request).thenApply(r -> (Void) null));
+    }
+    return chain.exceptionally(
+        failure -> {
+          RuntimeException e = Rpc.unwrap(failure);
+          if (e instanceof SemaforException s) {
+            ignoreGone(s);
+            return null;
+          }
+          throw e;
+        });
+  }
+
+  /** One release of the amount, or one per slot so the right slots are freed. */
+  private List<Request.Builder> releaseRequests() {
+    if (slots.isEmpty()) {
+      return List.of(
+          Request.newBuilder()
+              .setRelease(Release.newBuilder().setName(semaphore.nameBytes()).setAmount(amount)));
+    }
+    List<Request.Builder> requests = new ArrayList<>();
+    for (long slot : slots) {
+      requests.add(
+          Request.newBuilder()
+              .setReleaseSlot(
+                  ReleaseSlot.newBuilder().setName(semaphore.nameBytes()).setSlot(slot)));
+    }
+    return requests;
+  }
+
+  private static void ignoreGone(SemaforException e) {
+    if (e.code() != ErrorCode.NOT_FOUND && e.code() != ErrorCode.SESSION_EXPIRED) {
+      throw e;
     }
   }
 

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -86,24 +87,50 @@ public final class SemaforClient implements AutoCloseable {
   /** The names that start with {@code prefix}, in byte order (all of them, page by page). */
   public List<String> list(String prefix) {
     List<String> out = new ArrayList<>();
-    byte[] after = null;
     while (true) {
-      ListNames.Builder list =
-          ListNames.newBuilder()
-              .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
-              .setLimit(1000);
-      if (after != null) {
-        list.setAfter(com.google.protobuf.ByteString.copyFrom(after)).setHasAfter(true);
-      }
-      NameList names = rpc.read(Read.newBuilder().setListNames(list)).getNames();
-      for (com.google.protobuf.ByteString name : names.getNamesList()) {
-        out.add(name.toString(StandardCharsets.UTF_8));
-        after = name.toByteArray();
-      }
-      if (names.getNamesCount() < 1000) {
+      NameList page = rpc.read(listRead(prefix, out)).getNames();
+      if (!addPage(out, page)) {
         return out;
       }
     }
+  }
+
+  public CompletableFuture<List<String>> listAsync(String prefix) {
+    return listFrom(prefix, new ArrayList<>());
+  }
+
+  private CompletableFuture<List<String>> listFrom(String prefix, List<String> out) {
+    return rpc.readAsync(listRead(prefix, out))
+        .thenCompose(
+            r ->
+                addPage(out, r.getNames())
+                    ? listFrom(prefix, out)
+                    : CompletableFuture.completedFuture(out));
+  }
+
+  private static final int PAGE = 1000;
+
+  /** The read of the page after the names already in {@code out}. */
+  private static Read.Builder listRead(String prefix, List<String> out) {
+    ListNames.Builder list =
+        ListNames.newBuilder()
+            .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
+            .setLimit(PAGE);
+    if (!out.isEmpty()) {
+      list.setAfter(
+              com.google.protobuf.ByteString.copyFrom(
+                  out.get(out.size() - 1), StandardCharsets.UTF_8))
+          .setHasAfter(true);
+    }
+    return Read.newBuilder().setListNames(list);
+  }
+
+  /** Adds a page's names; returns whether another page may follow. */
+  private static boolean addPage(List<String> out, NameList page) {
+    for (com.google.protobuf.ByteString name : page.getNamesList()) {
+      out.add(name.toString(StandardCharsets.UTF_8));
+    }
+    return page.getNamesCount() == PAGE;
   }
 
   /** A handle on the lease with this permit id, from whichever process took it. */

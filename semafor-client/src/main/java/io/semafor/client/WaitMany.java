@@ -9,13 +9,15 @@ import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
 
 /**
  * IRIS WaitMany: asynchronous partial decrements on several semaphores, granted in the background
- * in arrival order, reported through callbacks when you call {@link #await}.
+ * in arrival order, reported through callbacks when you call {@link #await} (or {@link
+ * #awaitAsync}).
  *
  * <pre>{@code
  * WaitMany list = client.waitMany();
@@ -27,13 +29,13 @@ import java.util.function.LongConsumer;
  * <p>Adding to a semaphore already in the list merges with its request (SPEC §9, the IRIS concepts
  * chapter); a reported entry leaves the list, so add it again for more. Grants not yet reported
  * count as not yet delivered: if the session ends first they go back. A deleted semaphore's entry
- * reports 0. Callbacks run on the thread calling {@link #await}. Not thread-safe: one thread per
- * list.
+ * reports 0. Callbacks run on the thread calling {@link #await}. Use a list from one thread at a
+ * time (IRIS: one list per job); a second concurrent await is refused.
  */
 public final class WaitMany implements AutoCloseable {
   private final Rpc rpc;
   private final long listId;
-  private final Map<String, LongConsumer> callbacks = new LinkedHashMap<>();
+  private final Map<String, LongConsumer> callbacks = new ConcurrentHashMap<>();
 
   WaitMany(Rpc rpc, long listId) {
     this.rpc = rpc;
@@ -46,14 +48,19 @@ public final class WaitMany implements AutoCloseable {
    * the list, the amounts merge and the newer callback replaces the older.
    */
   public void add(String name, long amount, LongConsumer waitCompleted) {
-    rpc.call(
-        Request.newBuilder()
-            .setAddToWaitMany(
-                AddToWaitMany.newBuilder()
-                    .setListId(listId)
-                    .setName(bytes(name))
-                    .setAmount(amount)));
     callbacks.put(name, waitCompleted);
+    rpc.call(addRequest(name, amount));
+  }
+
+  public CompletableFuture<Void> addAsync(String name, long amount, LongConsumer waitCompleted) {
+    callbacks.put(name, waitCompleted);
+    return rpc.callAsync(addRequest(name, amount)).thenApply(r -> null);
+  }
+
+  private Request.Builder addRequest(String name, long amount) {
+    return Request.newBuilder()
+        .setAddToWaitMany(
+            AddToWaitMany.newBuilder().setListId(listId).setName(bytes(name)).setAmount(amount));
   }
 
   /**
@@ -62,12 +69,18 @@ public final class WaitMany implements AutoCloseable {
    */
   public long remove(String name) {
     callbacks.remove(name);
-    Response r =
-        rpc.call(
-            Request.newBuilder()
-                .setRemoveFromWaitMany(
-                    RemoveFromWaitMany.newBuilder().setListId(listId).setName(bytes(name))));
-    return r.getWaitManyRemoved().getReturned();
+    return rpc.call(removeRequest(name)).getWaitManyRemoved().getReturned();
+  }
+
+  public CompletableFuture<Long> removeAsync(String name) {
+    callbacks.remove(name);
+    return rpc.callAsync(removeRequest(name)).thenApply(r -> r.getWaitManyRemoved().getReturned());
+  }
+
+  private Request.Builder removeRequest(String name) {
+    return Request.newBuilder()
+        .setRemoveFromWaitMany(
+            RemoveFromWaitMany.newBuilder().setListId(listId).setName(bytes(name)));
   }
 
   /** How many semaphores are in the list. */
@@ -86,15 +99,7 @@ public final class WaitMany implements AutoCloseable {
     Response[] kept = new Response[1];
     Response r;
     try {
-      r =
-          rpc.callWaiting(
-              Request.newBuilder()
-                  .setWaitMany(
-                      io.semafor.protocol.v1.WaitMany.newBuilder()
-                          .setListId(listId)
-                          .setTimeoutNs(timeoutNanos)),
-              timeoutNanos,
-              reported -> kept[0] = reported);
+      r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, reported -> kept[0] = reported);
     } catch (InterruptedException e) {
       if (kept[0] == null) {
         throw e;
@@ -102,6 +107,23 @@ public final class WaitMany implements AutoCloseable {
       Thread.currentThread().interrupt(); // reported before the interrupt took effect: deliver
       r = kept[0];
     }
+    return deliver(r);
+  }
+
+  /** {@link #await}, calling the callbacks on the thread that completes the future. */
+  public CompletableFuture<Integer> awaitAsync(Duration timeout) {
+    return rpc.callAsync(awaitRequest(Rpc.timeoutNanos(timeout))).thenApply(this::deliver);
+  }
+
+  private Request.Builder awaitRequest(long timeoutNanos) {
+    return Request.newBuilder()
+        .setWaitMany(
+            io.semafor.protocol.v1.WaitMany.newBuilder()
+                .setListId(listId)
+                .setTimeoutNs(timeoutNanos));
+  }
+
+  private int deliver(Response r) {
     int called = 0;
     for (Report report : r.getWaitManyReported().getReportsList()) {
       LongConsumer callback = callbacks.remove(report.getName().toString(StandardCharsets.UTF_8));

@@ -203,6 +203,9 @@ public final class Link implements AutoCloseable {
             reading.unlock();
           }
           passReading();
+          if (!call.answer.isDone() && Thread.interrupted()) {
+            throw new InterruptedException();
+          }
           continue;
         }
         if (System.nanoTime() - deadline >= 0) {
@@ -253,8 +256,8 @@ public final class Link implements AutoCloseable {
         return;
       }
       if (frame == null) {
-        if (System.nanoTime() - deadline >= 0) {
-          return;
+        if (System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
+          return; // the caller throws; blocking socket reads are not interruptible themselves
         }
         continue;
       }

@@ -1,0 +1,87 @@
+package io.semafor.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.Permit;
+import io.semafor.client.SemaforClient;
+import io.semafor.embedded.EmbeddedSemafor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * 64 clients, each its own connection and thread, hammer 4 permits. The history they record is
+ * checked by {@link HistoryChecker}: the server's word is not taken for anything.
+ */
+class ContentionTest {
+  private static final int CLIENTS = 64;
+  private static final int PERMITS = 4;
+  private static final Duration RUN = Duration.ofSeconds(3);
+
+  @Test
+  void sixtyFourClientsNeverHoldMoreThanFourPermitsAndGetThemInArrivalOrder() throws Exception {
+    try (EmbeddedSemafor semafor = EmbeddedSemafor.start()) {
+      semafor.client().create("pool", PERMITS);
+      History history = new History();
+      CountDownLatch start = new CountDownLatch(1);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int c = 0; c < CLIENTS; c++) {
+        SemaforClient client = semafor.newClient();
+        History.Recorder recorder = history.recorder(c);
+        NamedSemaphore pool = client.semaphore("pool");
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    start.await();
+                    long end = System.nanoTime() + RUN.toNanos();
+                    while (System.nanoTime() < end) {
+                      long invoked = System.nanoTime();
+                      Permit permit = pool.acquirePermit(1);
+                      long returned = System.nanoTime();
+                      long releaseInvoked = System.nanoTime();
+                      permit.release();
+                      recorder.hold(
+                          1,
+                          invoked,
+                          returned,
+                          permit.token(),
+                          permit.sequence(),
+                          releaseInvoked,
+                          System.nanoTime());
+                    }
+                  } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                  }
+                },
+                "client-" + c);
+        t.start();
+        threads.add(t);
+      }
+      start.countDown();
+      for (Thread t : threads) {
+        t.join(RUN.toMillis() + 30_000);
+        assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
+      }
+      assertThat(failure.get()).isNull();
+
+      List<History.Hold> holds = history.holds();
+      assertThat(holds).hasSizeGreaterThan(CLIENTS);
+      assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
+      assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
+      assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
+      assertThat(semafor.client().semaphore("pool").value()).isEqualTo(PERMITS);
+      for (int c = 0; c < CLIENTS; c++) {
+        int client = c;
+        assertThat(holds.stream().filter(h -> h.client() == client).count())
+            .as("acquisitions of client %d (FIFO: nobody starves)", c)
+            .isPositive();
+      }
+    }
+  }
+}
