@@ -2,6 +2,7 @@ package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.ErrorCode;
 import io.semafor.client.Lease;
@@ -74,6 +75,31 @@ class ClientOperationsTest {
     CompletableFuture<Long> waiting = x.decrementAsync(3, Duration.ofSeconds(10));
     other.semaphore("x").increment(1);
     assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo(1);
+  }
+
+  @Test
+  void interruptingABlockedAcquireThrowsPromptlyAndLeavesNoWaiterBehind() throws Exception {
+    // a long TTL puts the next routine keep-alive (TTL / 3) well past the 2 s allowed here, so
+    // only the client's nudge can wake the thread blocked reading the socket
+    SemaforClient patient = semafor.newClient(Duration.ofSeconds(60));
+    NamedSemaphore x = patient.create("x", 0);
+    CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+    Thread blocked =
+        new Thread(
+            () -> {
+              try {
+                x.acquire(1);
+                outcome.complete(new AssertionError("acquired a permit that was never there"));
+              } catch (Throwable t) {
+                outcome.complete(t);
+              }
+            });
+    blocked.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> x.info().waiters() == 1);
+    blocked.interrupt();
+    assertThat(outcome.get(2, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+    assertThat(x.info().waiters()).isZero();
+    assertThat(x.value()).isZero();
   }
 
   @Test

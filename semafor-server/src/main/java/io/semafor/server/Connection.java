@@ -65,6 +65,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     this.edge = edge;
   }
 
+  /** The channel, once active; null before. */
+  @Nullable Channel channel() {
+    return channel;
+  }
+
   /** A read in flight: where and under which id to answer it. */
   record PendingRead(Connection connection, long id) {}
 

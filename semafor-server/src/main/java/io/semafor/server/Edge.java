@@ -14,11 +14,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Carries out what the machine decided: answers go to the connection the session is attached to now
  * (or, for a session that no longer exists, to the connection that asked), timers are armed and
- * cancelled, sessions are tracked from start to end. Runs on the applying thread.
+ * cancelled, sessions are tracked from start to end. Answers are held in an {@link Outbox} until
+ * the batch ends. Runs on the applying thread.
  */
 final class Edge implements ApplyListener {
   private final Sessions sessions;
   private final Timers timers;
+  private final Outbox outbox = new Outbox();
   private volatile long lastRevision;
 
   Edge(Sessions sessions, Timers timers) {
@@ -68,7 +70,8 @@ final class Edge implements ApplyListener {
       connection = asker;
     }
     if (connection != null) {
-      connection.send(
+      outbox.add(
+          connection,
           ServerFrame.newBuilder().setResponse(WireResults.response(reply, logTime)).build());
     }
   }
@@ -76,12 +79,17 @@ final class Edge implements ApplyListener {
   @Override
   public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
     if (context instanceof Connection.PendingRead read) {
-      read.connection()
-          .send(
-              ServerFrame.newBuilder()
-                  .setReadResponse(WireResults.readResponse(read.id(), reply, logTime))
-                  .build());
+      outbox.add(
+          read.connection(),
+          ServerFrame.newBuilder()
+              .setReadResponse(WireResults.readResponse(read.id(), reply, logTime))
+              .build());
     }
+  }
+
+  @Override
+  public void batchEnded() {
+    outbox.flush();
   }
 
   /** The command to propose when a machine timer fires. */

@@ -1,9 +1,9 @@
 package io.semafor.server;
 
-import io.netty.util.Timeout;
 import io.semafor.core.Command;
 import io.semafor.replication.Replicator;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +23,7 @@ final class Sessions {
     final long ttlNanos;
     volatile long lastHeard;
     volatile @Nullable Connection connection;
-    volatile @Nullable Timeout liveness;
+    volatile @Nullable Future<?> liveness;
 
     Live(long id, long ttlNanos, long now) {
       this.id = id;
@@ -62,9 +62,9 @@ final class Sessions {
     if (session == null) {
       return;
     }
-    Timeout liveness = session.liveness;
+    Future<?> liveness = session.liveness;
     if (liveness != null) {
-      liveness.cancel();
+      liveness.cancel(false);
     }
     Connection connection = session.connection;
     if (connection != null) {

@@ -1,58 +1,66 @@
 package io.semafor.server;
 
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timeout;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.semafor.core.TimerKey;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The machine's timers on this process's monotonic clock: waiter timeouts and lease ends, each
- * firing into a callback that proposes the expiry, plus plain delayed tasks for session liveness. A
- * 1 ms wheel: a timer fires at most about a tick late, and the machine refuses any expiry that is
- * early in log time, so nothing ever expires early. Thread-safe.
+ * firing into a callback that proposes the expiry, plus plain delayed tasks for session liveness.
+ *
+ * <p>One thread sleeps until the earliest deadline rather than ticking a wheel: on a small or
+ * virtualised machine every wake-up costs, and a 1 ms wheel wakes a thousand times a second while
+ * nothing is due (see docs/decisions/0013-timers-sleep-until-due.md). A timer fires at or after its
+ * deadline, never before; the machine also refuses an expiry that is early in log time.
+ * Thread-safe.
  */
 final class Timers implements AutoCloseable {
-  private final HashedWheelTimer wheel =
-      new HashedWheelTimer(
-          new DefaultThreadFactory("semafor-timer", true), 1, TimeUnit.MILLISECONDS, 1024);
-  private final ConcurrentHashMap<TimerKey, Timeout> armed = new ConcurrentHashMap<>();
+  private final ScheduledThreadPoolExecutor executor;
+  private final ConcurrentHashMap<TimerKey, FiringTask> armed = new ConcurrentHashMap<>();
   private final Consumer<TimerKey> fire;
 
   /** Timers that hand each key to {@code fire} when it is due. */
   Timers(Consumer<TimerKey> fire) {
     this.fire = fire;
+    this.executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "semafor-timer");
+              t.setDaemon(true);
+              return t;
+            });
+    // a cancelled waiter timeout must not stay in the queue until its deadline: with a million
+    // waiters that come and go, the queue would hold a million dead entries
+    executor.setRemoveOnCancelPolicy(true);
+    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
 
   /** Arms {@code key} to fire after {@code delayNanos}, replacing any earlier arming. */
   void arm(TimerKey key, long delayNanos) {
-    Timeout timeout =
-        wheel.newTimeout(
-            t -> {
-              if (armed.remove(key, t)) {
-                fire.accept(key);
-              }
-            },
-            Math.max(0, delayNanos),
-            TimeUnit.NANOSECONDS);
-    Timeout previous = armed.put(key, timeout);
+    FiringTask task = new FiringTask(key);
+    FiringTask previous = armed.put(key, task);
     if (previous != null) {
       previous.cancel();
     }
+    task.future = executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
   }
 
   void cancel(TimerKey key) {
-    Timeout timeout = armed.remove(key);
-    if (timeout != null) {
-      timeout.cancel();
+    FiringTask task = armed.remove(key);
+    if (task != null) {
+      task.cancel();
     }
   }
 
   /** Runs {@code task} once after {@code delayNanos}; returns a handle to cancel it. */
-  Timeout schedule(Runnable task, long delayNanos) {
-    return wheel.newTimeout(t -> task.run(), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+  Future<?> schedule(Runnable task, long delayNanos) {
+    return executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
   }
 
   int armedCount() {
@@ -61,7 +69,34 @@ final class Timers implements AutoCloseable {
 
   @Override
   public void close() {
-    wheel.stop();
+    executor.shutdownNow();
     armed.clear();
+  }
+
+  /**
+   * Fires its key if it is still the one armed for it: a task cancelled or replaced before its
+   * future was stored finds itself gone from {@link #armed} and does nothing.
+   */
+  private final class FiringTask implements Runnable {
+    private final TimerKey key;
+    private volatile @Nullable ScheduledFuture<?> future;
+
+    FiringTask(TimerKey key) {
+      this.key = key;
+    }
+
+    void cancel() {
+      ScheduledFuture<?> f = future;
+      if (f != null) {
+        f.cancel(false);
+      }
+    }
+
+    @Override
+    public void run() {
+      if (armed.remove(key, this)) {
+        fire.accept(key);
+      }
+    }
   }
 }

@@ -21,11 +21,17 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
  *     [--server host:port] [--server-jar semafor-server/target/semafor-server.jar] \
- *     [--workloads echo,W1,W2,W3] [--clients 1,16,64] [--duration 10s] [--warmup 3s] [--json]
+ *     [--workloads echo,W1,W2,W3,echo-idle] [--clients 1,16,64] [--duration 10s] [--warmup 3s] \
+ *     [--rounds N] [--json]
  * </pre>
  *
- * Without {@code --server} it starts a server from {@code --server-jar} in a separate JVM; the echo
- * server also runs in its own JVM. Both are stopped, by PID, before it exits.
+ * With {@code --rounds N} every cell (workload × clients) runs N times, the cells interleaved round
+ * by round so that a slow spell of the machine hits all of them alike, and a summary gives each
+ * cell's median with its range, and each workload's pairs/s as a ratio to the echo floor of the
+ * same round and client count.
+ *
+ * <p>Without {@code --server} it starts a server from {@code --server-jar} in a separate JVM; the
+ * echo server also runs in its own JVM. Both are stopped, by PID, before it exits.
  */
 public final class LoadGenerator {
   private LoadGenerator() {}
@@ -33,11 +39,12 @@ public final class LoadGenerator {
   public static void main(String[] args) throws Exception {
     String server = null;
     String serverJar = "semafor-server/target/semafor-server.jar";
-    List<String> workloads = List.of("echo", "W1", "W2", "W3");
+    List<String> workloads = List.of("echo", "W1", "W2", "W3", "echo-idle");
     List<Integer> clients = List.of(1, 16, 64);
     Duration duration = Duration.ofSeconds(10);
     Duration warmup = Duration.ofSeconds(3);
     boolean json = false;
+    int rounds = 1;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--server" -> server = args[++i];
@@ -48,6 +55,7 @@ public final class LoadGenerator {
         case "--duration" -> duration = duration(args[++i]);
         case "--warmup" -> warmup = duration(args[++i]);
         case "--json" -> json = true;
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -60,7 +68,7 @@ public final class LoadGenerator {
         server = line.substring(line.lastIndexOf(' ') + 1);
       }
       int echoPort = 0;
-      if (workloads.contains("echo")) {
+      if (workloads.contains("echo") || workloads.contains("echo-idle")) {
         Process p = spawn(List.of("-cp", ownJar(), EchoServer.class.getName()), started);
         String line = firstLine(p, "echo listening on ");
         echoPort = Integer.parseInt(line.substring(line.lastIndexOf(' ') + 1));
@@ -75,33 +83,50 @@ public final class LoadGenerator {
             warmup);
         System.out.println(Result.header());
       }
-      for (int c : clients) {
-        for (String workload : workloads) {
-          Result r =
-              switch (workload) {
-                case "echo" -> Workloads.echo(echoPort, c, warmup, duration);
-                case "W1" ->
-                    Workloads.acquireRelease("W1", nonNull(server), c, c, warmup, duration);
-                case "W2" ->
-                    Workloads.acquireRelease("W2", nonNull(server), c, 4, warmup, duration);
-                case "W3" ->
-                    c == clients.get(0)
-                        ? Workloads.handoff(nonNull(server), warmup, duration)
-                        : null;
-                default -> throw new IllegalArgumentException("unknown workload " + workload);
-              };
-          if (r != null) {
-            System.out.println(json ? r.json() : r.row());
+      Summary summary = new Summary();
+      for (int round = 1; round <= rounds; round++) {
+        for (int c : clients) {
+          for (String workload : workloads) {
+            Result r = run(workload, c, clients, server, echoPort, warmup, duration);
+            if (r != null) {
+              summary.add(round, r);
+              System.out.println(json ? r.json() : r.row());
+            }
           }
         }
+      }
+      if (rounds > 1) {
+        System.out.println();
+        System.out.println(summary.render(json));
       }
     } finally {
       stopAll(started);
     }
   }
 
+  private static @Nullable Result run(
+      String workload,
+      int c,
+      List<Integer> clients,
+      @Nullable String server,
+      int echoPort,
+      Duration warmup,
+      Duration duration)
+      throws Exception {
+    return switch (workload) {
+      case "echo" -> Workloads.echo(echoPort, c, warmup, duration);
+      case "W1" -> Workloads.acquireRelease("W1", nonNull(server), c, c, warmup, duration);
+      case "W2" -> Workloads.acquireRelease("W2", nonNull(server), c, 4, warmup, duration);
+      case "W3" ->
+          c == clients.get(0) ? Workloads.handoff(nonNull(server), warmup, duration) : null;
+      case "echo-idle" ->
+          c == clients.get(0) ? Workloads.echoAfterIdle(echoPort, warmup, duration) : null;
+      default -> throw new IllegalArgumentException("unknown workload " + workload);
+    };
+  }
+
   private static boolean needsServer(List<String> workloads) {
-    return workloads.stream().anyMatch(w -> !w.equals("echo"));
+    return workloads.stream().anyMatch(w -> w.startsWith("W"));
   }
 
   private static String nonNull(@Nullable String server) {
@@ -178,14 +203,19 @@ public final class LoadGenerator {
 
   static Duration duration(String text) {
     String v = text.trim().toLowerCase(Locale.ROOT);
-    if (v.endsWith("ms")) {
-      return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+    try {
+      if (v.endsWith("ms")) {
+        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+      }
+      long n = Long.parseLong(v.substring(0, v.length() - 1));
+      return switch (v.charAt(v.length() - 1)) {
+        case 's' -> Duration.ofSeconds(n);
+        case 'm' -> Duration.ofMinutes(n);
+        default -> throw new NumberFormatException();
+      };
+    } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+      throw new IllegalArgumentException(
+          "not a duration: '" + text + "' (write it like 500ms, 10s or 2m)", e);
     }
-    long n = Long.parseLong(v.substring(0, v.length() - 1));
-    return switch (v.charAt(v.length() - 1)) {
-      case 's' -> Duration.ofSeconds(n);
-      case 'm' -> Duration.ofMinutes(n);
-      default -> throw new IllegalArgumentException("not a duration: " + text);
-    };
   }
 }

@@ -197,6 +197,41 @@ final class Workloads {
     }
   }
 
+  /**
+   * W3's floor: one client pauses 5 ms (as W3's holder does, so the echo server's thread has gone
+   * idle) and then times a single 16-byte round trip. On this virtual machine waking an idle thread
+   * is most of the cost, and W3 cannot wake fewer than this.
+   */
+  static Result echoAfterIdle(int port, Duration warmup, Duration duration) throws Exception {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      return run(
+          "echo-idle",
+          1,
+          warmup,
+          duration,
+          c -> {
+            Socket socket = new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port);
+            sockets.add(socket);
+            socket.setTcpNoDelay(true);
+            OutputStream out = socket.getOutputStream();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] request = new byte[16];
+            byte[] response = new byte[16];
+            return () -> {
+              LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+              long t0 = System.nanoTime();
+              roundTrip(out, in, request, response);
+              return System.nanoTime() - t0;
+            };
+          });
+    } finally {
+      for (Socket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
   private static void roundTrip(
       OutputStream out, DataInputStream in, byte[] request, byte[] response) throws IOException {
     out.write(request);

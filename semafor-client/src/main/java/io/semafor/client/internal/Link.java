@@ -13,7 +13,6 @@ import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.Welcome;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -43,19 +42,29 @@ import org.slf4j.LoggerFactory;
  * finds someone reading parks; the reader completes its future and unparks it, and when the
  * reader's own answer arrives it passes the reading on to a parked thread.
  *
- * The io thread sends keep-alives, reads for asynchronous calls (nobody is blocked on those) and
- * when the connection has been idle (to see pongs and notice a dead server), and reconnects: it
- * resumes the session on any reachable address and sends every unanswered request again under
- * its id, in id order, before anything new; the server applies each once. If the session ended
- * meanwhile, every pending call fails with SESSION_EXPIRED and a new session is opened.
+ * Reads block in the kernel with no timeout: a timed read on a JDK socket costs a failed read, a
+ * poll and a read where an untimed one costs one read (measured 20% of echo throughput here, see
+ * docs/decisions/0011-client-blocking-path.md). So a reader can only be woken by a frame: when a
+ * reading thread's deadline passes or it is interrupted, the io thread sends a keep-alive and the
+ * server's pong wakes it.
+ *
+ * The reader thread reads when no user thread is: for asynchronous calls (nobody is blocked on
+ * those), for pongs, and when the connection has been idle (to notice a dead server).
+ *
+ * The io thread sends keep-alives, nudges readers as above, notices a silent server, and
+ * reconnects: it resumes the session on any reachable address and sends every unanswered request
+ * again under its id, in id order, before anything new; the server applies each once. If the
+ * session ended meanwhile, every pending call fails with SESSION_EXPIRED and a new session is
+ * opened.
  */
 
 /** The session and its connection, shared by all threads of one client. Thread-safe. */
 public final class Link implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
-  private static final int READ_SLICE_MILLIS = 20;
+  private static final long WATCH_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
   private static final long IDLE_READ_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final long NUDGE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   private final LinkConfig config;
   private final long keepAliveNanos;
@@ -69,6 +78,13 @@ public final class Link implements AutoCloseable {
   private final AtomicLong nextReadId = new AtomicLong();
   private final CopyOnWriteArrayList<Runnable> sessionLostListeners = new CopyOnWriteArrayList<>();
   private final Thread ioThread;
+  private final Thread readerThread;
+
+  /** The user thread reading now (null if none, or the reader thread), and when it gives up. */
+  private volatile @Nullable Thread userReader;
+
+  private volatile long userReaderDeadline;
+  private volatile long lastNudge;
 
   private volatile @Nullable Wire wire;
   private volatile long sessionId;
@@ -90,6 +106,8 @@ public final class Link implements AutoCloseable {
     this.keepAliveNanos = Math.max(config.sessionTtl().toNanos() / 3, 1);
     this.ioThread = new Thread(this::runIo, "semafor-client-io");
     ioThread.setDaemon(true);
+    this.readerThread = new Thread(this::runReader, "semafor-client-reader");
+    readerThread.setDaemon(true);
   }
 
   /**
@@ -105,6 +123,7 @@ public final class Link implements AutoCloseable {
         Wire w = link.handshake(link.nextAddress(), 0);
         link.adopt(w, false);
         link.ioThread.start();
+        link.readerThread.start();
         return link;
       } catch (IOException e) {
         last =
@@ -134,6 +153,7 @@ public final class Link implements AutoCloseable {
 
   /** Sends a request under the next id; its answer completes the returned call. */
   public Call request(Request.Builder request, boolean async) {
+    Call call;
     synchronized (writeLock) {
       long id = ++nextRequestId;
       request.setId(id);
@@ -141,14 +161,17 @@ public final class Link implements AutoCloseable {
         request.addAcks(ack);
       }
       byte[] frame = Frames.encode(ClientFrame.newBuilder().setRequest(request).build());
-      Call call = new Call(id, frame, false, async);
+      call = new Call(id, frame, false, async);
       if (async) {
         asyncPending.incrementAndGet();
       }
       requests.put(id, call);
       writeLocked(frame);
-      return call;
     }
+    if (async) {
+      LockSupport.unpark(readerThread);
+    }
+    return call;
   }
 
   /** Sends a read; its answer completes the returned call. */
@@ -164,7 +187,7 @@ public final class Link implements AutoCloseable {
       writeLocked(frame);
     }
     if (async) {
-      LockSupport.unpark(ioThread);
+      LockSupport.unpark(readerThread);
     }
     return call;
   }
@@ -197,9 +220,12 @@ public final class Link implements AutoCloseable {
       while (!call.answer.isDone()) {
         Wire w = wire;
         if (w != null && reading.tryLock()) {
+          userReaderDeadline = deadline;
+          userReader = Thread.currentThread();
           try {
             readUntilAnswered(w, call, deadline);
           } finally {
+            userReader = null;
             reading.unlock();
           }
           passReading();
@@ -255,14 +281,11 @@ public final class Link implements AutoCloseable {
         broken(w, e);
         return;
       }
-      if (frame == null) {
-        if (System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
-          return; // the caller throws; blocking socket reads are not interruptible themselves
-        }
-        continue;
-      }
       lastFrame = System.nanoTime();
       dispatch(w, frame);
+      if (System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
+        return; // the caller throws; the io thread's nudge made a frame arrive to get us here
+      }
     }
   }
 
@@ -278,7 +301,7 @@ public final class Link implements AutoCloseable {
       }
     }
     if (asyncPending.get() > 0) {
-      LockSupport.unpark(ioThread);
+      LockSupport.unpark(readerThread);
     }
   }
 
@@ -356,7 +379,7 @@ public final class Link implements AutoCloseable {
 
   /** Connects and says Hello; returns the wire once Welcome accepted it. */
   private Wire handshake(InetSocketAddress address, long resume) throws IOException {
-    Wire w = Wire.connect(address, (int) config.connectTimeout().toMillis(), READ_SLICE_MILLIS);
+    Wire w = Wire.connect(address, config.connectTimeout());
     try {
       Welcome welcome = hello(w, resume);
       if (welcome.hasFailure()
@@ -371,6 +394,7 @@ public final class Link implements AutoCloseable {
       }
       sessionId = welcome.getSessionId();
       sessionTtlNanos = welcome.getSessionTtlNs();
+      w.connected();
       return w;
     } catch (IOException | RuntimeException e) {
       w.close();
@@ -380,17 +404,13 @@ public final class Link implements AutoCloseable {
 
   private Welcome hello(Wire w, long resume) throws IOException {
     w.write(Frames.encode(hello(resume)));
-    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
     while (true) {
       ServerFrame frame = w.read();
-      if (frame != null && frame.hasWelcome()) {
+      if (frame.hasWelcome()) {
         return frame.getWelcome();
       }
-      if (frame != null && frame.hasFatal()) {
+      if (frame.hasFatal()) {
         throw new IOException("refused: " + frame.getFatal().getFailure().getMessage());
-      }
-      if (System.nanoTime() - deadline >= 0) {
-        throw new SocketTimeoutException("no Welcome from " + w.address());
       }
     }
   }
@@ -425,6 +445,7 @@ public final class Link implements AutoCloseable {
       }
     }
     LockSupport.unpark(ioThread);
+    LockSupport.unpark(readerThread);
   }
 
   /** The connection failed: drop it; the io thread reconnects. */
@@ -495,22 +516,53 @@ public final class Link implements AutoCloseable {
         broken(w, new IOException("no frame for longer than the session TTL"));
         continue;
       }
-      boolean idle = now - lastFrame >= IDLE_READ_NANOS && now - lastWrite < keepAliveNanos;
-      if ((asyncPending.get() > 0 || idle || !unconfirmedAcks.isEmpty()) && reading.tryLock()) {
+      nudgeUserReader(now);
+      if (!unconfirmedAcks.isEmpty() || now - lastFrame >= IDLE_READ_NANOS) {
+        LockSupport.unpark(readerThread);
+      }
+      LockSupport.parkNanos(this, WATCH_SLICE_NANOS);
+    }
+  }
+
+  /**
+   * A user thread blocked in an untimed read cannot see its deadline pass or an interrupt: a
+   * keep-alive makes the server send a pong, and the frame wakes it to look.
+   */
+  private void nudgeUserReader(long now) {
+    Thread reader = userReader;
+    if (reader == null || now - lastNudge < NUDGE_EVERY_NANOS) {
+      return;
+    }
+    if (reader.isInterrupted() || now - userReaderDeadline >= 0) {
+      lastNudge = now;
+      keepAlive();
+    }
+  }
+
+  /** Reads for whoever is not reading themselves: asynchronous calls, pongs, an idle connection. */
+  private void runReader() {
+    while (!closed) {
+      Wire w = wire;
+      long now = System.nanoTime();
+      boolean wanted =
+          asyncPending.get() > 0
+              || !unconfirmedAcks.isEmpty()
+              || (now - lastFrame >= IDLE_READ_NANOS && now - lastWrite < keepAliveNanos);
+      if (w != null && wanted && reading.tryLock()) {
         try {
-          readSlice(w);
+          readWhileNeeded(w);
         } finally {
           reading.unlock();
         }
         passReading();
       } else {
-        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(READ_SLICE_MILLIS));
+        LockSupport.parkNanos(this, MAX_PARK_NANOS);
       }
     }
   }
 
-  /** Reads until a read times out or a blocked thread wants to read its own answer. */
-  private void readSlice(Wire w) {
+  /** Reads until a blocked user thread wants to read its own answer and no async call waits. */
+  private void readWhileNeeded(Wire w) {
     while (wire == w && !closed) {
       ServerFrame frame;
       try {
@@ -519,12 +571,9 @@ public final class Link implements AutoCloseable {
         broken(w, e);
         return;
       }
-      if (frame == null) {
-        return;
-      }
       lastFrame = System.nanoTime();
       dispatch(w, frame);
-      if (!parked.isEmpty() && asyncPending.get() == 0) {
+      if (asyncPending.get() == 0 && (!parked.isEmpty() || unconfirmedAcks.isEmpty())) {
         return;
       }
     }
@@ -609,8 +658,10 @@ public final class Link implements AutoCloseable {
       w.close();
     }
     LockSupport.unpark(ioThread);
+    LockSupport.unpark(readerThread);
     try {
       ioThread.join(TimeUnit.SECONDS.toMillis(2));
+      readerThread.join(TimeUnit.SECONDS.toMillis(2));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -9,12 +9,15 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import org.jspecify.annotations.Nullable;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 
 /**
- * One TCP connection to a server, read and written with blocking I/O. Reads keep a partial frame
- * across socket timeouts, so a reader can give up the connection between frames without losing
- * bytes. Reading and writing are each single-threaded by contract (the caller serialises).
+ * One TCP connection to a server, read and written with blocking I/O and no socket timeouts: a JDK
+ * socket given any timeout (connect or read) switches to non-blocking mode for good, after which
+ * every read costs a failed read, a poll and a read instead of one read. Connecting and the
+ * handshake are bounded instead by a watchdog that closes the socket if {@link #connected} is not
+ * called in time. Reading and writing are each single-threaded by contract (the caller serialises).
  */
 final class Wire implements AutoCloseable {
   private final Socket socket;
@@ -25,32 +28,54 @@ final class Wire implements AutoCloseable {
   private byte[] buffer = new byte[64 * 1024];
   private int start;
   private int end;
+  private final ScheduledFuture<?> watchdog;
+  private volatile boolean watchdogFired;
 
-  private Wire(Socket socket, InetSocketAddress address, int maxFrameBytes) throws IOException {
+  private Wire(Socket socket, InetSocketAddress address, Duration handshakeTimeout)
+      throws IOException {
     this.socket = socket;
     this.address = address;
-    this.maxFrameBytes = maxFrameBytes;
-    this.in = socket.getInputStream();
-    this.out = socket.getOutputStream();
-  }
-
-  /**
-   * Connects, with reads that time out after {@code readTimeoutMillis} so that {@link #read}
-   * returns to its caller regularly.
-   */
-  static Wire connect(InetSocketAddress address, int connectTimeoutMillis, int readTimeoutMillis)
-      throws IOException {
-    Socket socket = new Socket();
+    this.maxFrameBytes = Frames.DEFAULT_MAX_FRAME_BYTES;
+    this.watchdog =
+        Watchdog.after(
+            handshakeTimeout,
+            () -> {
+              watchdogFired = true;
+              close();
+            });
     try {
       socket.setTcpNoDelay(true);
       socket.setKeepAlive(true);
-      socket.connect(address, connectTimeoutMillis);
-      socket.setSoTimeout(readTimeoutMillis);
-      return new Wire(socket, address, Frames.DEFAULT_MAX_FRAME_BYTES);
+      socket.connect(address);
+      this.in = socket.getInputStream();
+      this.out = socket.getOutputStream();
     } catch (IOException e) {
-      socket.close();
-      throw e;
+      close();
+      throw timedOutOr(e);
     }
+  }
+
+  /**
+   * Connects; the connection and the handshake that follows must be done, and {@link #connected}
+   * called, within {@code handshakeTimeout}, or the socket is closed under them.
+   */
+  static Wire connect(InetSocketAddress address, Duration handshakeTimeout) throws IOException {
+    return new Wire(new Socket(), address, handshakeTimeout);
+  }
+
+  /** The handshake succeeded: the watchdog stands down. */
+  void connected() {
+    watchdog.cancel(false);
+  }
+
+  /** What to throw for {@code e}: a timeout if the watchdog closed the socket. */
+  IOException timedOutOr(IOException e) {
+    if (!watchdogFired) {
+      return e;
+    }
+    SocketTimeoutException timedOut = new SocketTimeoutException("no answer from " + address);
+    timedOut.initCause(e);
+    return timedOut;
   }
 
   InetSocketAddress address() {
@@ -63,12 +88,13 @@ final class Wire implements AutoCloseable {
   }
 
   /**
-   * The next frame, or null if the read timed out before a whole frame had arrived (what did arrive
-   * is kept for the next call).
+   * The next frame; blocks until it has arrived whole.
    *
    * @throws EOFException if the server closed the connection
+   * @throws IOException if the connection failed or was closed (by {@link #close} from another
+   *     thread, or by the watchdog: then a {@link SocketTimeoutException})
    */
-  @Nullable ServerFrame read() throws IOException {
+  ServerFrame read() throws IOException {
     while (true) {
       int available = end - start;
       if (available >= Frames.PREFIX_BYTES) {
@@ -90,15 +116,16 @@ final class Wire implements AutoCloseable {
       } else {
         makeRoom(Frames.PREFIX_BYTES);
       }
+      int n;
       try {
-        int n = in.read(buffer, end, buffer.length - end);
-        if (n < 0) {
-          throw new EOFException("the server closed the connection");
-        }
-        end += n;
-      } catch (SocketTimeoutException timedOut) {
-        return null;
+        n = in.read(buffer, end, buffer.length - end);
+      } catch (IOException e) {
+        throw timedOutOr(e);
       }
+      if (n < 0) {
+        throw new EOFException("the server closed the connection");
+      }
+      end += n;
     }
   }
 
@@ -120,6 +147,7 @@ final class Wire implements AutoCloseable {
 
   @Override
   public void close() {
+    watchdog.cancel(false);
     try {
       socket.close();
     } catch (IOException ignored) {

@@ -1,0 +1,97 @@
+package io.semafor.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.semafor.protocol.v1.ServerFrame;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+
+/**
+ * The frames one batch of applied commands produced, written when the batch ends. Frames for
+ * connections served by the applying thread's own event loop are written in place and flushed once
+ * per connection; those for each other event loop travel there in one task, not one per frame.
+ *
+ * <p>Why: the thread applying a batch answers other loops' clients too, and a write from outside a
+ * channel's loop costs a task and often a wake-up of that loop; batching them was a measured share
+ * of the server's time under load (docs/decisions/0012-reply-batching.md).
+ *
+ * <p>Used only by the applying thread (the replicator serialises it); not thread-safe.
+ */
+final class Outbox {
+  private final List<Channel> channels = new ArrayList<>();
+  private final List<ServerFrame> frames = new ArrayList<>();
+
+  /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
+  void add(Connection connection, ServerFrame frame) {
+    Channel channel = connection.channel();
+    if (channel != null) {
+      channels.add(channel);
+      frames.add(frame);
+    }
+  }
+
+  /** Writes everything queued since the last flush. */
+  void flush() {
+    int n = channels.size();
+    if (n == 0) {
+      return;
+    }
+    IdentityHashMap<EventLoop, Delivery> elsewhere = null;
+    boolean wroteHere = false;
+    for (int i = 0; i < n; i++) {
+      Channel channel = channels.get(i);
+      EventLoop loop = channel.eventLoop();
+      if (loop.inEventLoop()) {
+        write(channel, frames.get(i));
+        wroteHere = true;
+      } else {
+        if (elsewhere == null) {
+          elsewhere = new IdentityHashMap<>();
+        }
+        elsewhere.computeIfAbsent(loop, l -> new Delivery()).add(channel, frames.get(i));
+      }
+    }
+    if (wroteHere) {
+      for (int i = 0; i < n; i++) {
+        Channel channel = channels.get(i);
+        if (channel.eventLoop().inEventLoop()) {
+          channel.flush(); // nothing to do for a channel already flushed
+        }
+      }
+    }
+    if (elsewhere != null) {
+      elsewhere.forEach(EventLoop::execute);
+    }
+    channels.clear();
+    frames.clear();
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
+  private static void write(Channel channel, ServerFrame frame) {
+    if (channel.isActive()) {
+      channel.write(frame, channel.voidPromise());
+    }
+  }
+
+  /** The frames bound for one other event loop, written and flushed there in one go. */
+  private static final class Delivery implements Runnable {
+    private final List<Channel> channels = new ArrayList<>();
+    private final List<ServerFrame> frames = new ArrayList<>();
+
+    void add(Channel channel, ServerFrame frame) {
+      channels.add(channel);
+      frames.add(frame);
+    }
+
+    @Override
+    public void run() {
+      for (int i = 0; i < channels.size(); i++) {
+        write(channels.get(i), frames.get(i));
+      }
+      for (Channel channel : channels) {
+        channel.flush();
+      }
+    }
+  }
+}
