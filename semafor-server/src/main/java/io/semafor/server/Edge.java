@@ -9,6 +9,7 @@ import io.semafor.core.Result;
 import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,11 +22,13 @@ final class Edge implements ApplyListener {
   private final Sessions sessions;
   private final Timers timers;
   private final Outbox outbox = new Outbox();
+  private final ServerMetrics metrics;
   private volatile long lastRevision;
 
-  Edge(Sessions sessions, Timers timers) {
+  Edge(Sessions sessions, Timers timers, ServerMetrics metrics) {
     this.sessions = sessions;
     this.timers = timers;
+    this.metrics = metrics;
   }
 
   long lastRevision() {
@@ -35,6 +38,7 @@ final class Edge implements ApplyListener {
   @Override
   public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
     lastRevision = outcome.revision();
+    metrics.applied(command, outcome, logTime);
     for (Effect effect : outcome.effects()) {
       if (effect instanceof Effect.Complete complete) {
         route(complete.reply(), null, logTime);
@@ -76,9 +80,14 @@ final class Edge implements ApplyListener {
     }
   }
 
+  /** A read asked from inside the server (the admin endpoint): its answer completes the future. */
+  record LocalRead(CompletableFuture<Reply> answer) {}
+
   @Override
   public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
-    if (context instanceof Connection.PendingRead read) {
+    if (context instanceof LocalRead local) {
+      local.answer().complete(reply);
+    } else if (context instanceof Connection.PendingRead read) {
       outbox.add(
           read.connection(),
           ServerFrame.newBuilder()
@@ -90,6 +99,7 @@ final class Edge implements ApplyListener {
   @Override
   public void batchEnded() {
     outbox.flush();
+    metrics.batchEnded();
   }
 
   /** The command to propose when a machine timer fires. */

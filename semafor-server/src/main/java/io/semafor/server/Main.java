@@ -1,6 +1,7 @@
 package io.semafor.server;
 
 import io.netty.util.ResourceLeakDetector;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -20,10 +21,22 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("semafor-server: " + e.getMessage());
       System.err.println(
-          "usage: semafor-server [--host H] [--port P] [--session-ttl D] [--io-threads N]");
+          "usage: semafor-server [--host H] [--port P] [--admin-port A] [--session-ttl D]"
+              + " [--io-threads N]");
       System.exit(2);
       return;
     }
+    run(config);
+  }
+
+  /**
+   * Runs a server with {@code config} until the JVM is asked to stop (Ctrl-C, SIGTERM), then stops
+   * it gracefully. Prints {@code semafor server listening on HOST:PORT} once it listens (and the
+   * admin endpoint's address if it has one).
+   *
+   * @throws InterruptedException if the calling thread is interrupted while serving
+   */
+  public static void run(ServerConfig config) throws InterruptedException {
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       // sampling leak detection records a stack trace per sampled buffer: a measured 2% of the
       // event loops' time for a check that only finds bugs in tests (which keep it on)
@@ -39,7 +52,14 @@ public final class Main {
                   stopped.countDown();
                 },
                 "semafor-shutdown"));
-    System.out.println("semafor server listening on " + hostPort(server));
+    InetSocketAddress admin = server.adminAddress();
+    System.out.println(
+        "semafor server listening on "
+            + hostPort(server)
+            + (admin == null
+                ? ""
+                : " (metrics: http://" + config.host() + ":" + admin.getPort() + "/metrics)"));
+    System.out.flush();
     stopped.await();
   }
 
@@ -48,7 +68,7 @@ public final class Main {
   }
 
   static ServerConfig parse(String[] args) {
-    ServerConfig.Builder b = ServerConfig.builder();
+    ServerConfig.Builder b = ServerConfig.builder().adminPort(7401);
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       if (i + 1 >= args.length) {
@@ -60,6 +80,7 @@ public final class Main {
         case "--port" -> b.port(integer(flag, value));
         case "--session-ttl" -> b.defaultSessionTtl(duration(flag, value));
         case "--io-threads" -> b.ioThreads(integer(flag, value));
+        case "--admin-port" -> b.adminPort(integer(flag, value));
         default -> throw new IllegalArgumentException("unknown option " + flag);
       }
     }

@@ -9,12 +9,18 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.semafor.core.Query;
+import io.semafor.core.Reply;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +45,8 @@ public final class SemaforServer implements AutoCloseable {
   private final Sessions sessions;
   private final Replicator replicator;
   private final Channel listener;
+  private final ServerMetrics metrics;
+  private final @Nullable AdminServer admin;
   private volatile boolean closed;
 
   private SemaforServer(ServerConfig config) throws InterruptedException {
@@ -54,7 +62,9 @@ public final class SemaforServer implements AutoCloseable {
               }
             });
     this.sessions = new Sessions(timers);
-    Edge edge = new Edge(sessions, timers);
+    this.metrics =
+        new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
+    Edge edge = new Edge(sessions, timers, metrics);
     this.replicator = new LocalReplicator(new SemaphoreMachine(config.limits()), edge);
     target.set(replicator);
     sessions.replicator(replicator);
@@ -79,6 +89,24 @@ public final class SemaforServer implements AutoCloseable {
                   }
                 });
     this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
+    this.admin = config.adminPort() < 0 ? null : startAdmin();
+  }
+
+  private AdminServer startAdmin() {
+    try {
+      return new AdminServer(config.host(), config.adminPort(), metrics, this::read, this);
+    } catch (IOException e) {
+      listener.close().awaitUninterruptibly();
+      throw new UncheckedIOException(
+          "cannot listen for admin HTTP on " + config.host() + ":" + config.adminPort(), e);
+    }
+  }
+
+  /** Answers a read the way a client's read is answered, on the applying thread. */
+  private CompletableFuture<Reply> read(Query query) {
+    CompletableFuture<Reply> answer = new CompletableFuture<>();
+    replicator.read(query, new Edge.LocalRead(answer));
+    return answer;
   }
 
   /**
@@ -97,6 +125,16 @@ public final class SemaforServer implements AutoCloseable {
   /** The address it listens on (with the real port if the config asked for port 0). */
   public InetSocketAddress address() {
     return (InetSocketAddress) listener.localAddress();
+  }
+
+  /** The admin HTTP endpoint's address, if it runs one ({@link ServerConfig#adminPort()}). */
+  public @Nullable InetSocketAddress adminAddress() {
+    return admin == null ? null : admin.address();
+  }
+
+  /** Whether {@link #close} has begun. */
+  public boolean isClosed() {
+    return closed;
   }
 
   /** This server's configuration. */
@@ -121,6 +159,9 @@ public final class SemaforServer implements AutoCloseable {
       return;
     }
     closed = true;
+    if (admin != null) {
+      admin.close();
+    }
     listener.close().awaitUninterruptibly();
     connections.close().awaitUninterruptibly();
     timers.close();

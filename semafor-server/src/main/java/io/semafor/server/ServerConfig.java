@@ -18,6 +18,8 @@ public final class ServerConfig {
   private final int ioThreads;
   private final boolean nativeTransport;
   private final Limits limits;
+  private final int adminPort;
+  private final int maxSemaphoreSeries;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -29,6 +31,8 @@ public final class ServerConfig {
     this.ioThreads = b.ioThreads;
     this.nativeTransport = b.nativeTransport;
     this.limits = b.limits;
+    this.adminPort = b.adminPort;
+    this.maxSemaphoreSeries = b.maxSemaphoreSeries;
   }
 
   /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
@@ -81,6 +85,19 @@ public final class ServerConfig {
     return limits;
   }
 
+  /**
+   * The port of the admin HTTP endpoint ({@code /metrics}, {@code /health}) on the same host; -1
+   * (the builder's default) runs none, 0 picks a free port. {@code semafor server} uses 7401.
+   */
+  public int adminPort() {
+    return adminPort;
+  }
+
+  /** Semaphores that get their own metric series; the rest are summed. Default 1000. */
+  public int maxSemaphoreSeries() {
+    return maxSemaphoreSeries;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -92,8 +109,20 @@ public final class ServerConfig {
     private int ioThreads = Runtime.getRuntime().availableProcessors();
     private boolean nativeTransport = true;
     private Limits limits = Limits.DEFAULT;
+    private int adminPort = -1;
+    private int maxSemaphoreSeries = 1000;
 
     private Builder() {}
+
+    public Builder adminPort(int value) {
+      adminPort = value;
+      return this;
+    }
+
+    public Builder maxSemaphoreSeries(int value) {
+      maxSemaphoreSeries = value;
+      return this;
+    }
 
     public Builder host(String value) {
       host = value;
@@ -171,6 +200,12 @@ public final class ServerConfig {
       }
       if (maxFrameBytes < 1024) {
         throw new IllegalArgumentException("maxFrameBytes < 1024: " + maxFrameBytes);
+      }
+      if (adminPort < -1 || adminPort > 65_535) {
+        throw new IllegalArgumentException("adminPort outside -1..65535: " + adminPort);
+      }
+      if (maxSemaphoreSeries < 0) {
+        throw new IllegalArgumentException("maxSemaphoreSeries < 0: " + maxSemaphoreSeries);
       }
       if (ioThreads < 1) {
         throw new IllegalArgumentException("ioThreads < 1: " + ioThreads);

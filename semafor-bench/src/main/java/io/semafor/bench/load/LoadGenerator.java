@@ -63,9 +63,9 @@ public final class LoadGenerator {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAll(started)));
     try {
       if (server == null && needsServer(workloads)) {
-        Process p = spawn(List.of("-jar", serverJar, "--port", "0"), started);
+        Process p = spawn(List.of("-jar", serverJar, "--port", "0", "--admin-port", "-1"), started);
         String line = firstLine(p, "semafor server listening on ");
-        server = line.substring(line.lastIndexOf(' ') + 1);
+        server = line.substring("semafor server listening on ".length()).split(" ", -1)[0];
       }
       int echoPort = 0;
       if (workloads.contains("echo") || workloads.contains("echo-idle")) {

@@ -24,7 +24,7 @@ final class Summary {
     cells.computeIfAbsent(cell, k -> new ArrayList<>()).add(r);
     if (r.workload().equals("echo")) {
       echoOfRound.put(round + " " + r.clients(), r.pairsPerSecond());
-    } else {
+    } else if (r.workload().startsWith("W")) {
       Double echo = echoOfRound.get(round + " " + r.clients());
       if (echo != null && echo > 0) {
         echoRatios.computeIfAbsent(cell, k -> new ArrayList<>()).add(r.pairsPerSecond() / echo);

@@ -1,0 +1,67 @@
+package io.semafor.cli;
+
+import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreInfo;
+import io.semafor.client.SemaphoreOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+    name = "create",
+    description = "Create a semaphore, or open it unchanged if it exists.",
+    mixinStandardHelpOptions = true)
+final class CreateCommand extends ClientCommand {
+  @Parameters(index = "0", paramLabel = "NAME")
+  String name = "";
+
+  @Parameters(
+      index = "1",
+      arity = "0..1",
+      paramLabel = "INITIAL",
+      defaultValue = "0",
+      description = "Default 0.")
+  long initial;
+
+  @Option(names = "--capacity", paramLabel = "N", description = "The most permits it may hold.")
+  long capacity;
+
+  @Option(
+      names = "--policy",
+      paramLabel = "fifo|barging",
+      defaultValue = "fifo",
+      description = "Grant order: fifo (default) or barging.")
+  String policy = "fifo";
+
+  @Option(
+      names = "--max-per-session",
+      paramLabel = "N",
+      description = "The most permits one session may own.")
+  int maxPerSession;
+
+  @Override
+  int run(SemaforClient client, Output output) {
+    SemaphoreOptions options = SemaphoreOptions.DEFAULT;
+    if (capacity != 0) {
+      options = options.capacity(capacity);
+    }
+    options = options.policy(Parsing.policy(policy));
+    if (maxPerSession != 0) {
+      options = options.maxPerSession(maxPerSession);
+    }
+    boolean created = client.semaphore(name).create(initial, options);
+    SemaphoreInfo info = client.semaphore(name).info();
+    output.result(
+        (created ? "created " : "exists: ") + Parsing.describe(info),
+        Output.fields(
+            "name",
+            name,
+            "created",
+            created,
+            "value",
+            info.value(),
+            "options",
+            Parsing.options(info.options())));
+    return ExitCodes.OK;
+  }
+}

@@ -1,0 +1,32 @@
+package io.semafor.cli;
+
+import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(
+    name = "get",
+    description = "Print a semaphore's value (JSON: with waiters, holders, owned and leased).",
+    mixinStandardHelpOptions = true)
+final class GetCommand extends ClientCommand {
+  @Parameters(paramLabel = "NAME")
+  String name = "";
+
+  @Override
+  int run(SemaforClient client, Output output) {
+    SemaphoreInfo info = client.semaphore(name).info();
+    output.result(
+        Long.toString(info.value()),
+        Output.fields(
+            "name", name,
+            "value", info.value(),
+            "waiters", info.waiters(),
+            "holders", info.holders(),
+            "owned", info.owned(),
+            "leased", info.leased(),
+            "revision", info.revision(),
+            "options", Parsing.options(info.options())));
+    return ExitCodes.OK;
+  }
+}

@@ -1,0 +1,142 @@
+package io.semafor.cli;
+
+import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(
+    name = "inspect",
+    description = {
+      "Show a semaphore in full: its queue, holders and leases.",
+      "The queue in arrival order (each waiter's session, kind and amount), holders with what",
+      "they own and their slots, and leases with their ages."
+    },
+    mixinStandardHelpOptions = true)
+final class InspectCommand extends ClientCommand {
+  @Parameters(paramLabel = "NAME")
+  String name = "";
+
+  @Override
+  int run(SemaforClient client, Output output) {
+    SemaphoreInfo info = client.semaphore(name).inspect();
+    output.result(text(info), json(info));
+    return ExitCodes.OK;
+  }
+
+  static String text(SemaphoreInfo info) {
+    StringBuilder b = new StringBuilder(Parsing.describe(info));
+    b.append(
+        String.format(
+            "%nrevision %d, owned %d, leased %d, in transit %d",
+            info.revision(), info.owned(), info.leased(), info.undelivered()));
+    b.append(String.format("%nqueue (%d):", info.queue().size()));
+    for (SemaphoreInfo.Waiter w : info.queue()) {
+      b.append(
+          String.format(
+              "%n  #%d session %d request %d: %s %d%s",
+              w.sequence(),
+              w.sessionId(),
+              w.requestId(),
+              w.kind(),
+              w.amount(),
+              w.timesOutIn() == null ? "" : ", times out in " + Parsing.show(w.timesOutIn())));
+    }
+    b.append(String.format("%nholders (%d):", info.holderList().size()));
+    for (SemaphoreInfo.Holder h : info.holderList()) {
+      b.append(
+          String.format(
+              "%n  session %d owns %d%s",
+              h.sessionId(), h.owned(), h.slots().isEmpty() ? "" : ", slots " + h.slots()));
+    }
+    b.append(String.format("%nleases (%d):", info.leases().size()));
+    for (SemaphoreInfo.LeaseInfo l : info.leases()) {
+      b.append(
+          String.format(
+              "%n  lease %d: %d%s, token %d, age %s, ends in %s%s",
+              l.permitId(),
+              l.amount(),
+              l.slots().isEmpty() ? "" : " (slots " + l.slots() + ")",
+              l.token(),
+              Parsing.show(l.age()),
+              Parsing.show(l.expiresIn()),
+              l.sessionId() == 0 ? "" : ", not yet delivered to session " + l.sessionId()));
+    }
+    return b.toString();
+  }
+
+  /** Milliseconds until the waiter times out; -1 if it waits until served. */
+  private static long timesOutInMillis(SemaphoreInfo.Waiter w) {
+    Duration left = w.timesOutIn();
+    return left == null ? -1 : left.toMillis();
+  }
+
+  static Map<String, Object> json(SemaphoreInfo info) {
+    List<Map<String, Object>> queue = new ArrayList<>();
+    for (SemaphoreInfo.Waiter w : info.queue()) {
+      queue.add(
+          Output.fields(
+              "sequence",
+              w.sequence(),
+              "sessionId",
+              w.sessionId(),
+              "requestId",
+              w.requestId(),
+              "kind",
+              w.kind(),
+              "amount",
+              w.amount(),
+              "timesOutInMillis",
+              timesOutInMillis(w)));
+    }
+    List<Map<String, Object>> holders = new ArrayList<>();
+    for (SemaphoreInfo.Holder h : info.holderList()) {
+      holders.add(
+          Output.fields("sessionId", h.sessionId(), "owned", h.owned(), "slots", h.slots()));
+    }
+    List<Map<String, Object>> leases = new ArrayList<>();
+    for (SemaphoreInfo.LeaseInfo l : info.leases()) {
+      leases.add(
+          Output.fields(
+              "permitId",
+              l.permitId(),
+              "sessionId",
+              l.sessionId(),
+              "amount",
+              l.amount(),
+              "slots",
+              l.slots(),
+              "token",
+              l.token(),
+              "ageMillis",
+              l.age().toMillis(),
+              "expiresInMillis",
+              l.expiresIn().toMillis()));
+    }
+    return Output.fields(
+        "name",
+        info.name(),
+        "value",
+        info.value(),
+        "revision",
+        info.revision(),
+        "options",
+        Parsing.options(info.options()),
+        "owned",
+        info.owned(),
+        "leased",
+        info.leased(),
+        "inTransit",
+        info.undelivered(),
+        "queue",
+        queue,
+        "holders",
+        holders,
+        "leases",
+        leases);
+  }
+}

@@ -1,0 +1,65 @@
+package io.semafor.cli;
+
+import io.semafor.client.SemaforException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * {@code semafor ...}: parses, runs the subcommand, and maps what went wrong to an exit status and
+ * a message that names the SPEC error code.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /** Runs the command line and returns its exit status (without exiting). */
+  static int execute(String... args) {
+    CommandLine cli = new CommandLine(new SemaforCommand());
+    cli.setExecutionExceptionHandler(Main::failed);
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
+    return cli.execute(args);
+  }
+
+  private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parseResult) {
+    boolean json = command.getCommand() instanceof ClientCommand client && client.json();
+    PrintWriter err = command.getErr();
+    if (e instanceof ServerOptions.Unreachable unreachable) {
+      report(command, json, "UNAVAILABLE", String.valueOf(unreachable.getMessage()));
+      return ExitCodes.UNREACHABLE;
+    }
+    if (e instanceof SemaforException s) {
+      report(command, json, s.code().name(), message(s));
+      return ExitCodes.FAILED;
+    }
+    if (e instanceof CommandLine.ParameterException p) {
+      err.println("semafor: " + p.getMessage());
+      return ExitCodes.USAGE;
+    }
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+      return ExitCodes.FAILED;
+    }
+    err.println("semafor: unexpected " + e);
+    e.printStackTrace(err);
+    return ExitCodes.FAILED;
+  }
+
+  /** The exception's message without the code in front, which {@link #report} adds. */
+  private static String message(SemaforException e) {
+    String m = String.valueOf(e.getMessage());
+    String prefix = e.code().name() + ": ";
+    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+  }
+
+  private static void report(CommandLine command, boolean json, String code, String message) {
+    if (json) {
+      command.getOut().println(Output.toJson(Output.fields("error", code, "message", message)));
+      command.getOut().flush();
+    } else {
+      command.getErr().println("semafor: " + code + ": " + message);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package io.semafor.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where a subcommand's result goes: a line of text, or (with {@code --json}) one JSON object on one
+ * line. Results are built as ordered maps so the JSON keys come out in a stable order.
+ */
+final class Output {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  private final PrintWriter out;
+  private final boolean json;
+
+  Output(PrintWriter out, boolean json) {
+    this.out = out;
+    this.json = json;
+  }
+
+  boolean json() {
+    return json;
+  }
+
+  /** Prints {@code text}, or {@code fields} as one JSON object. */
+  void result(String text, Map<String, ?> fields) {
+    out.println(json ? toJson(fields) : text);
+    out.flush();
+  }
+
+  /** Prints a line of text in text mode, nothing in JSON mode (progress, not a result). */
+  void note(String text) {
+    if (!json) {
+      out.println(text);
+      out.flush();
+    }
+  }
+
+  /** An ordered map from alternating keys and values. */
+  static Map<String, Object> fields(Object... keysAndValues) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
+      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return m;
+  }
+
+  static String toJson(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.semafor.cli;
+
+import io.semafor.client.ErrorCode;
+import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The options every client subcommand takes: where the server is, and the output format. */
+final class ServerOptions {
+  @Option(
+      names = "--server",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:7400",
+      description = "The server (several separated by commas). Default: ${DEFAULT-VALUE}.")
+  String server = "127.0.0.1:7400";
+
+  @Option(names = "--json", description = "Print one JSON object instead of text.")
+  boolean json;
+
+  @Option(
+      names = "--session-ttl",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description = "How long the server keeps this command's session after it goes silent.")
+  Duration sessionTtl = Duration.ofSeconds(10);
+
+  /**
+   * Connects, giving up after a few seconds.
+   *
+   * @throws Unreachable if no server answers
+   */
+  SemaforClient connect() {
+    try {
+      return SemaforClient.builder()
+          .addresses(server)
+          .clientName("semafor-cli")
+          .sessionTtl(sessionTtl)
+          .connectTimeout(Duration.ofSeconds(3))
+          .connect();
+    } catch (SemaforException e) {
+      if (e.code() == ErrorCode.UNAVAILABLE) {
+        throw new Unreachable(server, e);
+      }
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new picocli.CommandLine.ParameterException(
+          new picocli.CommandLine(new Object()), "--server: " + e.getMessage(), e, null, server);
+    }
+  }
+
+  /** No server could be reached: exit status 3. */
+  static final class Unreachable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Unreachable(String server, Throwable cause) {
+      super("cannot reach a Semafor server at " + server + " (" + rootMessage(cause) + ")", cause);
+    }
+
+    private static String rootMessage(Throwable t) {
+      Throwable root = t;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      return String.valueOf(root.getMessage());
+    }
+  }
+}

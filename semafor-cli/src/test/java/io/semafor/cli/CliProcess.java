@@ -1,0 +1,52 @@
+package io.semafor.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs {@code semafor} as a separate JVM, as a user's shell would, and collects what it said. */
+final class CliProcess {
+  private CliProcess() {}
+
+  /** How a finished command ended. */
+  record Finished(int status, String out, String err) {}
+
+  /** The command line for {@code semafor SUBCOMMAND --server ADDRESS ARGS...}. */
+  static List<String> commandLine(String server, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Main.class.getName());
+    command.add(args[0]);
+    command.add("--server");
+    command.add(server);
+    command.addAll(Arrays.asList(args).subList(1, args.length));
+    return command;
+  }
+
+  /** Starts it; the caller stops it (by PID, through {@link Process}). */
+  static Process start(String server, String... args) throws IOException {
+    return new ProcessBuilder(commandLine(server, args)).start();
+  }
+
+  /** Runs it to the end (at most 60 s) and returns its status and output. */
+  static Finished run(String server, String... args) throws IOException, InterruptedException {
+    Process p = start(server, args);
+    try {
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        throw new AssertionError("semafor " + String.join(" ", args) + " did not finish in 60 s");
+      }
+      return new Finished(
+          p.exitValue(),
+          new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip(),
+          new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip());
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+}

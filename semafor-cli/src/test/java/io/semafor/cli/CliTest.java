@@ -1,0 +1,257 @@
+package io.semafor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.semafor.cli.CliProcess.Finished;
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.SemaforClient;
+import io.semafor.embedded.EmbeddedSemafor;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The {@code semafor} command run as a separate process against a real server on 127.0.0.1. */
+class CliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final EmbeddedSemafor semafor = EmbeddedSemafor.start();
+  private final SemaforClient client = semafor.client();
+  private final String server = semafor.address();
+
+  @AfterEach
+  void stop() {
+    semafor.close();
+  }
+
+  private Finished semafor(String... args) throws Exception {
+    return CliProcess.run(server, args);
+  }
+
+  @Test
+  void createIncDecAndGetPrintPlainAnswersAndExitZero() throws Exception {
+    assertThat(semafor("create", "printers", "3")).extracting(Finished::status).isEqualTo(0);
+    assertThat(semafor("inc", "printers", "2").out()).isEqualTo("5");
+    assertThat(semafor("dec", "printers", "4").out()).isEqualTo("4");
+    Finished get = semafor("get", "printers");
+    assertThat(get.status()).isZero();
+    assertThat(get.out()).isEqualTo("1");
+  }
+
+  @Test
+  void theAmountDefaultsToOneAndTheInitialValueToZero() throws Exception {
+    assertThat(semafor("create", "x").status()).isZero();
+    assertThat(semafor("inc", "x").out()).isEqualTo("1");
+    assertThat(semafor("acquire", "x").status()).isZero();
+    assertThat(client.semaphore("x").value()).isZero();
+  }
+
+  @Test
+  void jsonPrintsOneObjectWithTheFields() throws Exception {
+    semafor("create", "printers", "3", "--capacity", "5", "--policy", "barging");
+    Finished get = semafor("get", "printers", "--json");
+    JsonNode node = JSON.readTree(get.out());
+    assertThat(get.out().lines().count()).isEqualTo(1);
+    assertThat(node.get("name").asText()).isEqualTo("printers");
+    assertThat(node.get("value").asLong()).isEqualTo(3);
+    assertThat(node.get("options").get("capacity").asLong()).isEqualTo(5);
+    assertThat(node.get("options").get("policy").asText()).isEqualTo("barging");
+  }
+
+  @Test
+  void aFailedOperationExitsOneAndNamesTheErrorCode() throws Exception {
+    Finished missing = semafor("get", "nothing");
+    assertThat(missing.status()).isEqualTo(1);
+    assertThat(missing.err()).contains("NOT_FOUND");
+    Finished json = semafor("get", "nothing", "--json");
+    assertThat(JSON.readTree(json.out()).get("error").asText()).isEqualTo("NOT_FOUND");
+  }
+
+  @Test
+  void aUsageErrorExitsTwoAndChangesNothing() throws Exception {
+    client.create("x", 1);
+    Finished badDuration = semafor("dec", "x", "--timeout", "soon");
+    assertThat(badDuration.status()).isEqualTo(2);
+    assertThat(badDuration.err()).contains("not a duration");
+    assertThat(semafor("inc").status()).isEqualTo(2);
+    assertThat(client.semaphore("x").value()).isEqualTo(1);
+  }
+
+  @Test
+  void noServerExitsThree() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    Finished f = CliProcess.run("127.0.0.1:" + closedPort, "get", "x");
+    assertThat(f.status()).isEqualTo(3);
+    assertThat(f.err()).contains("cannot reach");
+  }
+
+  @Test
+  void anAcquireThatTimesOutExitsSeventyFiveAndTakesNothing() throws Exception {
+    client.create("x", 1);
+    Finished f = semafor("acquire", "x", "2", "--timeout", "200ms");
+    assertThat(f.status()).isEqualTo(75);
+    assertThat(client.semaphore("x").value()).isEqualTo(1);
+  }
+
+  @Test
+  void aPlainAcquireConsumesThePermits() throws Exception {
+    client.create("x", 3);
+    assertThat(semafor("acquire", "x", "2").status()).isZero();
+    assertThat(client.semaphore("x").value()).isEqualTo(1);
+  }
+
+  @Test
+  void runReturnsTheCommandsStatusAndHoldsThePermitsMeanwhile(@TempDir Path dir) throws Exception {
+    client.create("lock", 1);
+    Path seen = dir.resolve("seen");
+    Finished f = semafor("run", "lock", "--", "sh", "-c", "echo held > " + seen + "; exit 7");
+    assertThat(f.status()).isEqualTo(7);
+    assertThat(Files.readString(seen).strip()).isEqualTo("held");
+    assertThat(client.semaphore("lock").value()).as("released after the command").isEqualTo(1);
+  }
+
+  @Test
+  void runSeesThePermitHeldWhileTheCommandRuns(@TempDir Path dir) throws Exception {
+    client.create("lock", 1);
+    Path value = dir.resolve("value");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Finished f =
+        semafor(
+            "run",
+            "lock",
+            "--",
+            "sh",
+            "-c",
+            "'"
+                + java
+                + "' -cp '"
+                + System.getProperty("java.class.path")
+                + "' "
+                + Main.class.getName()
+                + " get lock --server "
+                + server
+                + " > "
+                + value);
+    assertThat(f.status()).isZero();
+    assertThat(Files.readString(value).strip()).isEqualTo("0");
+  }
+
+  @Test
+  void runThatCannotGetThePermitsExitsSeventyFiveWithoutRunning(@TempDir Path dir)
+      throws Exception {
+    client.create("lock", 0);
+    Path ran = dir.resolve("ran");
+    Finished f = semafor("run", "lock", "--timeout", "200ms", "--", "sh", "-c", "touch " + ran);
+    assertThat(f.status()).isEqualTo(75);
+    assertThat(ran).doesNotExist();
+  }
+
+  @Test
+  void acquireHoldIsReleasedAfterTheTtlWhenTheCliIsKilled() throws Exception {
+    client.create("x", 2);
+    Process holder = CliProcess.start(server, "acquire", "x", "2", "--hold", "--session-ttl", "1s");
+    try {
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(out.readLine()).startsWith("holding 2 of x");
+      NamedSemaphore x = client.semaphore("x");
+      assertThat(x.value()).isZero();
+      holder.destroyForcibly(); // SIGKILL: no shutdown hook, the session just goes silent
+      assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      await().atMost(Duration.ofSeconds(3)).until(() -> x.value() == 2);
+    } finally {
+      holder.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aLeaseOutlivesTheCliAndIsReleasedByIdFromAnotherProcess() throws Exception {
+    client.create("x", 1);
+    Finished lease = semafor("acquire", "x", "--lease", "30s", "--json");
+    assertThat(lease.status()).isZero();
+    long permitId = JSON.readTree(lease.out()).get("permitId").asLong();
+    assertThat(client.semaphore("x").value()).isZero();
+    assertThat(semafor("renew", Long.toString(permitId), "60s").status()).isZero();
+    assertThat(semafor("release", Long.toString(permitId)).status()).isZero();
+    assertThat(client.semaphore("x").value()).isEqualTo(1);
+    assertThat(semafor("release", Long.toString(permitId)).status()).isEqualTo(1);
+  }
+
+  @Test
+  void semopTakesAllOrNothing() throws Exception {
+    client.create("a", 1);
+    client.create("b", 0);
+    Finished blocked = semafor("semop", "a:-1", "b:-1", "--nowait");
+    assertThat(blocked.status()).isEqualTo(1);
+    assertThat(blocked.err()).contains("WOULD_BLOCK");
+    assertThat(client.semaphore("a").value()).isEqualTo(1);
+    client.semaphore("b").increment(1);
+    assertThat(semafor("semop", "a:-1", "b:-1").status()).isZero();
+    assertThat(client.semaphore("a").value()).isZero();
+    assertThat(client.semaphore("b").value()).isZero();
+  }
+
+  @Test
+  void waitZeroReturnsWhenTheValueIsZeroAndTimesOutOtherwise() throws Exception {
+    client.create("x", 1);
+    assertThat(semafor("wait-zero", "x", "--timeout", "200ms").status()).isEqualTo(75);
+    client.semaphore("x").set(0);
+    assertThat(semafor("wait-zero", "x").status()).isZero();
+  }
+
+  @Test
+  void listPrintsTheNamesWithThePrefixInOrder() throws Exception {
+    client.create("jobs/b", 0);
+    client.create("jobs/a", 0);
+    client.create("other", 0);
+    assertThat(semafor("list", "jobs/").out()).isEqualTo("jobs/a\njobs/b");
+  }
+
+  @Test
+  void inspectShowsTheQueueAndTheHolders() throws Exception {
+    NamedSemaphore x = client.create("x", 1);
+    SemaforClient other = semafor.newClient();
+    other.semaphore("x").acquirePermit(1);
+    var waiting = x.acquireAsync(1, Duration.ofMinutes(1));
+    await().until(() -> x.info().waiters() == 1);
+    assertThat(waiting).isNotDone();
+    JsonNode node = JSON.readTree(semafor("inspect", "x", "--json").out());
+    assertThat(node.get("queue")).hasSize(1);
+    assertThat(node.get("queue").get(0).get("sessionId").asLong()).isEqualTo(client.sessionId());
+    assertThat(node.get("holders").get(0).get("sessionId").asLong()).isEqualTo(other.sessionId());
+    assertThat(semafor("inspect", "x").out()).contains("queue (1)").contains("holders (1)");
+  }
+
+  @Test
+  void watchPrintsTheStateAndThenEachChange() throws Exception {
+    NamedSemaphore x = client.create("x", 1);
+    Process watch = CliProcess.start(server, "watch", "x", "--json", "--changes", "3");
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(JSON.readTree(out.readLine()).get("value").asLong()).isEqualTo(1);
+      x.increment(1);
+      assertThat(JSON.readTree(out.readLine()).get("value").asLong()).isEqualTo(2);
+      x.set(7);
+      assertThat(JSON.readTree(out.readLine()).get("value").asLong()).isEqualTo(7);
+      assertThat(watch.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(watch.exitValue()).isZero();
+    } finally {
+      watch.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.semafor.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.Permit;
+import io.semafor.client.SemaforClient;
+import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.server.ServerConfig;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The admin endpoint: {@code /metrics} parsed as Prometheus text, and {@code /health}. */
+class MetricsTest {
+  private final EmbeddedSemafor semafor =
+      EmbeddedSemafor.start(ServerConfig.builder().port(0).adminPort(0).maxSemaphoreSeries(2));
+  private final SemaforClient client = semafor.client();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @AfterEach
+  void stop() {
+    semafor.close();
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    InetSocketAddress admin = Objects.requireNonNull(semafor.server().adminAddress());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.getPort() + path))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private PrometheusText scrape() throws Exception {
+    HttpResponse<String> response = get("/metrics");
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+    return PrometheusText.parse(response.body());
+  }
+
+  @Test
+  void perSemaphoreSeriesShowValueWaitersHoldersGrantsAndTimeouts() throws Exception {
+    NamedSemaphore printers = client.create("printers", 2);
+    Permit held = printers.acquirePermit(1);
+    assertThat(printers.tryAcquire(5, Duration.ZERO)).isFalse();
+    CompletableFuture<Boolean> waiting = printers.acquireAsync(2, Duration.ofMinutes(1));
+    PrometheusText m = scrape();
+    assertThat(m.value("semafor_semaphore_value", "name", "printers")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_waiters", "name", "printers")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_holders", "name", "printers")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_grants_total", "name", "printers")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_timeouts_total", "name", "printers")).isEqualTo(1);
+    assertThat(m.type("semafor_semaphore_wait_seconds")).isEqualTo("histogram");
+    held.release();
+    assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+    PrometheusText after = scrape();
+    assertThat(after.value("semafor_semaphore_grants_total", "name", "printers")).isEqualTo(2);
+    assertThat(after.value("semafor_semaphore_wait_seconds_count", "name", "printers"))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void serverWideSeriesCountSessionsConnectionsCommandsAndBatches() throws Exception {
+    client.create("x", 1);
+    SemaforClient other = semafor.newClient();
+    other.semaphore("x").increment(1);
+    PrometheusText m = scrape();
+    assertThat(m.value("semafor_sessions")).isEqualTo(2);
+    assertThat(m.value("semafor_connections")).isEqualTo(2);
+    assertThat(m.value("semafor_semaphores")).isEqualTo(1);
+    assertThat(m.value("semafor_commands_total")).isGreaterThanOrEqualTo(4);
+    assertThat(m.value("semafor_apply_batch_seconds_count")).isGreaterThanOrEqualTo(1);
+    assertThat(m.type("semafor_apply_batch_seconds")).isEqualTo("histogram");
+  }
+
+  @Test
+  void semaphoresBeyondTheSeriesCapAreCountedTogether() throws Exception {
+    for (String name : new String[] {"a", "b", "c", "d"}) {
+      client.create(name, 1).acquire(1);
+    }
+    PrometheusText m = scrape();
+    long perName =
+        m.samples().stream()
+            .filter(s -> s.name().equals("semafor_semaphore_grants_total"))
+            .filter(s -> !s.labels().get("name").equals("_other"))
+            .count();
+    assertThat(perName).isEqualTo(2);
+    assertThat(m.value("semafor_semaphore_grants_total", "name", "_other")).isEqualTo(2);
+    assertThat(m.samples().stream().filter(s -> s.name().equals("semafor_semaphore_value")).count())
+        .isEqualTo(2);
+    assertThat(m.value("semafor_semaphores")).isEqualTo(4);
+  }
+
+  @Test
+  void healthSaysUpWithCounts() throws Exception {
+    HttpResponse<String> response = get("/health");
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"sessions\":1");
+  }
+}
