@@ -227,6 +227,7 @@ class ClientOperationsTest {
   void deletingASemaphoreFailsItsWaitersWithDeleted() {
     NamedSemaphore x = client.create("x", 0);
     CompletableFuture<Boolean> waiting = x.acquireAsync(1, Duration.ofSeconds(30));
+    awaitQueued(x, 1); // else the delete may come first and the acquire find NOT_FOUND
     other.semaphore("x").delete();
     assertThat(waiting)
         .failsWithin(Duration.ofSeconds(5))
