@@ -211,6 +211,11 @@ public final class SemaphoreMachine {
     return order.evaluations();
   }
 
+  /** The limits this machine enforces (every replica of a group uses the same). */
+  public Limits limits() {
+    return engine.limits;
+  }
+
   /** The revision of the last command applied; 0 before any. */
   public long revision() {
     return engine.revision;

@@ -25,4 +25,26 @@ public interface ApplyListener {
 
   /** A batch of commands ends here: a good moment to flush what was written. */
   default void batchEnded() {}
+
+  /**
+   * A command submitted here will not be applied by this node: it is not (or no longer) the leader,
+   * or the group could not be reached. Whether it was applied elsewhere is unknown to this node; a
+   * client that retries under the same request id is applied once either way.
+   */
+  default void refused(Command command, @Nullable Object context, String leaderHint) {}
+
+  /** Like {@link #refused} for a read. */
+  default void readRefused(Query query, @Nullable Object context, String leaderHint) {}
+
+  /**
+   * The machine was replaced wholesale (restart from a snapshot, a snapshot installed from the
+   * leader): every timer and session must be tracked afresh from {@code machine}'s state.
+   */
+  default void restored(io.semafor.core.SemaphoreMachine machine, long logTime) {}
+
+  /** This node became the leader and may serve clients; it tracks every session afresh. */
+  default void becameLeader() {}
+
+  /** This node stopped being the leader: its clients must go to the new one. */
+  default void lostLeadership(String leaderHint) {}
 }

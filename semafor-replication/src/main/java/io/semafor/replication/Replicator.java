@@ -37,6 +37,16 @@ public interface Replicator extends AutoCloseable {
    */
   long logTime();
 
+  /** Whether this node may serve clients now (always, for a single node). */
+  default boolean isLeader() {
+    return true;
+  }
+
+  /** Where clients should go instead ({@code host:port}), or "" if not known. */
+  default String leaderHint() {
+    return "";
+  }
+
   /** Stops accepting commands; what was submitted before is applied first. Idempotent. */
   @Override
   void close();

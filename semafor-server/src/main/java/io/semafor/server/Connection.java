@@ -108,6 +108,16 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               + hello.getProtocolVersion());
       return;
     }
+    if (!replicator.isLeader()) {
+      send(
+          ServerFrame.newBuilder()
+              .setWelcome(
+                  Welcome.newBuilder()
+                      .setProtocolVersion(Frames.PROTOCOL_VERSION)
+                      .setFailure(WireResults.notLeader(replicator.leaderHint())))
+              .build());
+      return;
+    }
     if (hello.getSessionId() != 0) {
       resume(hello.getSessionId());
       return;
@@ -274,6 +284,21 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (c != null && c.isActive()) {
       c.writeAndFlush(frame, c.voidPromise());
     }
+  }
+
+  /** This node is not the leader (any more): says where to go, then closes this connection. */
+  @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+  void notLeader(String leaderHint) {
+    Channel c = channel;
+    if (c == null) {
+      return;
+    }
+    session = null;
+    c.writeAndFlush(
+            ServerFrame.newBuilder()
+                .setFatal(Fatal.newBuilder().setFailure(WireResults.notLeader(leaderHint)))
+                .build())
+        .addListener(ChannelFutureListener.CLOSE);
   }
 
   /** Says why, then closes this connection. */

@@ -6,10 +6,12 @@ import io.semafor.core.Outcome;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,10 +27,49 @@ final class Edge implements ApplyListener {
   private final ServerMetrics metrics;
   private volatile long lastRevision;
 
-  Edge(Sessions sessions, Timers timers, ServerMetrics metrics) {
+  private final Consumer<String> dropClients;
+
+  Edge(Sessions sessions, Timers timers, ServerMetrics metrics, Consumer<String> dropClients) {
     this.sessions = sessions;
     this.timers = timers;
     this.metrics = metrics;
+    this.dropClients = dropClients;
+  }
+
+  @Override
+  public void refused(Command command, @Nullable Object context, String leaderHint) {
+    if (context instanceof Connection connection) {
+      // the client reconnects to the leader and sends the request again under its id
+      connection.notLeader(leaderHint);
+    }
+  }
+
+  @Override
+  public void readRefused(Query query, @Nullable Object context, String leaderHint) {
+    if (context instanceof Connection.PendingRead read) {
+      read.connection().notLeader(leaderHint);
+    } else if (context instanceof LocalRead local) {
+      local.answer().completeExceptionally(new IllegalStateException("not the leader"));
+    }
+  }
+
+  @Override
+  public void restored(SemaphoreMachine machine, long logTime) {
+    lastRevision = machine.revision();
+    for (Effect.ArmTimer arm : machine.timers()) {
+      timers.arm(arm.timer(), arm.deadline() - logTime);
+    }
+    sessions.restored(machine.sessions());
+  }
+
+  @Override
+  public void becameLeader() {
+    sessions.heardAll(); // a full TTL from now for every session (SPEC §9)
+  }
+
+  @Override
+  public void lostLeadership(String leaderHint) {
+    dropClients.accept(leaderHint);
   }
 
   long lastRevision() {

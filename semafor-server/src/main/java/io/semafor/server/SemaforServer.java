@@ -12,7 +12,6 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,7 +48,8 @@ public final class SemaforServer implements AutoCloseable {
   private final @Nullable AdminServer admin;
   private volatile boolean closed;
 
-  private SemaforServer(ServerConfig config) throws InterruptedException {
+  private SemaforServer(ServerConfig config, ReplicatorFactory replicators)
+      throws InterruptedException {
     this.config = config;
     this.transport = Transport.choose(config.nativeTransport());
     AtomicReference<Replicator> target = new AtomicReference<>();
@@ -64,8 +64,8 @@ public final class SemaforServer implements AutoCloseable {
     this.sessions = new Sessions(timers);
     this.metrics =
         new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
-    Edge edge = new Edge(sessions, timers, metrics);
-    this.replicator = new LocalReplicator(new SemaphoreMachine(config.limits()), edge);
+    Edge edge = new Edge(sessions, timers, metrics, this::dropClients);
+    this.replicator = replicators.create(new SemaphoreMachine(config.limits()), edge);
     target.set(replicator);
     sessions.replicator(replicator);
     this.acceptor = transport.group(1, "semafor-accept");
@@ -102,6 +102,16 @@ public final class SemaforServer implements AutoCloseable {
     }
   }
 
+  /** This node lost the leadership: every client is sent to the new leader. */
+  private void dropClients(String leaderHint) {
+    for (Channel channel : connections) {
+      Connection connection = channel.pipeline().get(Connection.class);
+      if (connection != null) {
+        connection.notLeader(leaderHint);
+      }
+    }
+  }
+
   /** Answers a read the way a client's read is answered, on the applying thread. */
   private CompletableFuture<Reply> read(Query query) {
     CompletableFuture<Reply> answer = new CompletableFuture<>();
@@ -117,7 +127,18 @@ public final class SemaforServer implements AutoCloseable {
    *     cannot be bound
    */
   public static SemaforServer start(ServerConfig config) throws InterruptedException {
-    SemaforServer server = new SemaforServer(config);
+    return start(config, ReplicatorFactory.LOCAL);
+  }
+
+  /**
+   * Starts a server applying commands through the replicator {@code replicators} makes (a Raft
+   * group member, for a cluster node) and returns once it listens.
+   *
+   * @throws InterruptedException if interrupted while binding
+   */
+  public static SemaforServer start(ServerConfig config, ReplicatorFactory replicators)
+      throws InterruptedException {
+    SemaforServer server = new SemaforServer(config, replicators);
     log.info("semafor listening on {} ({})", server.address(), server.transport.name());
     return server;
   }

@@ -1,7 +1,9 @@
 package io.semafor.server;
 
 import io.semafor.core.Command;
+import io.semafor.core.Effect;
 import io.semafor.replication.Replicator;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
@@ -98,6 +100,27 @@ final class Sessions {
     Live session = live.get(id);
     if (session != null && session.connection == connection) {
       session.connection = null;
+    }
+  }
+
+  /** Every session was heard from now: after a leader change each gets a full TTL (SPEC §9). */
+  void heardAll() {
+    for (Live session : live.values()) {
+      session.heard();
+    }
+  }
+
+  /** The machine was restored: track exactly its sessions, each with a full TTL from now. */
+  void restored(List<Effect.SessionStarted> sessions) {
+    for (Live old : live.values()) {
+      Future<?> liveness = old.liveness;
+      if (liveness != null) {
+        liveness.cancel(false);
+      }
+    }
+    live.clear();
+    for (Effect.SessionStarted s : sessions) {
+      started(s.sessionId(), s.ttl());
     }
   }
 

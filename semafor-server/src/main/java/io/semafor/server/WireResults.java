@@ -149,6 +149,18 @@ final class WireResults {
         .build();
   }
 
+  /** NOT_LEADER, saying where the leader is (if known). */
+  static Failure notLeader(String leaderHint) {
+    return Failure.newBuilder()
+        .setCode(io.semafor.protocol.v1.ErrorCode.NOT_LEADER)
+        .setMessage(
+            leaderHint.isEmpty()
+                ? "this node is not the leader, and no leader is known yet; try another"
+                : "this node is not the leader; the leader is " + leaderHint)
+        .setLeader(leaderHint)
+        .build();
+  }
+
   private static SemaphoreStatus status(Result.SemaphoreStatus s) {
     return SemaphoreStatus.newBuilder()
         .setName(bytes(s.name()))

@@ -101,6 +101,9 @@ public final class Link implements AutoCloseable {
 
   private int addressIndex;
 
+  /** Where a follower said the leader is: tried next. */
+  private volatile @Nullable InetSocketAddress preferred;
+
   private Link(LinkConfig config) {
     this.config = config;
     this.keepAliveNanos = Math.max(config.sessionTtl().toNanos() / 3, 1);
@@ -118,22 +121,41 @@ public final class Link implements AutoCloseable {
   public static Link open(LinkConfig config) {
     Link link = new Link(config);
     SemaforException last = null;
-    for (int i = 0; i < config.addresses().size(); i++) {
-      try {
-        Wire w = link.handshake(link.nextAddress(), 0);
-        link.adopt(w, false);
-        link.ioThread.start();
-        link.readerThread.start();
-        return link;
-      } catch (IOException e) {
-        last =
-            new SemaforException(
-                ErrorCode.UNAVAILABLE,
-                "cannot reach " + config.addresses() + ": " + e.getMessage(),
-                e);
+    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    while (true) {
+      boolean anyAnswered = false;
+      for (int i = 0; i < config.addresses().size(); i++) {
+        try {
+          Wire w = link.handshake(link.nextAddress(), 0);
+          link.adopt(w, false);
+          link.ioThread.start();
+          link.readerThread.start();
+          return link;
+        } catch (NotLeader e) {
+          anyAnswered = true; // a cluster member: the leader is elsewhere, or being elected
+          last = new SemaforException(ErrorCode.NOT_LEADER, String.valueOf(e.getMessage()), e);
+        } catch (IOException e) {
+          last =
+              new SemaforException(
+                  ErrorCode.UNAVAILABLE,
+                  "cannot reach " + config.addresses() + ": " + e.getMessage(),
+                  e);
+        }
       }
+      if (!anyAnswered || System.nanoTime() - deadline >= 0) {
+        throw last != null ? last : new SemaforException(ErrorCode.UNAVAILABLE, "no address given");
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // an election takes a moment
     }
-    throw last != null ? last : new SemaforException(ErrorCode.UNAVAILABLE, "no address given");
+  }
+
+  /** A cluster member that does not lead said so, and maybe where the leader is. */
+  static final class NotLeader extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotLeader(String message) {
+      super(message);
+    }
   }
 
   public long sessionId() {
@@ -324,8 +346,13 @@ public final class Link implements AutoCloseable {
       case PONG -> unconfirmedAcks.poll();
       case FATAL -> {
         Failure f = frame.getFatal().getFailure();
-        log.warn(
-            "server {} closed the connection: {} {}", w.address(), f.getCode(), f.getMessage());
+        if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
+          log.info("{} no longer leads; following the leader ({})", w.address(), f.getLeader());
+          preferLeader(f.getLeader());
+        } else {
+          log.warn(
+              "server {} closed the connection: {} {}", w.address(), f.getCode(), f.getMessage());
+        }
         broken(w, new IOException("server: " + f.getMessage()));
       }
       case WELCOME, BODY_NOT_SET -> log.debug("ignoring an unexpected {}", frame.getBodyCase());
@@ -356,7 +383,27 @@ public final class Link implements AutoCloseable {
 
   // ------------------------------------------------------------------ connection lifecycle
 
+  /** The next connection attempt goes to {@code hint} ({@code host:port}), if it parses. */
+  private void preferLeader(String hint) {
+    int colon = hint.lastIndexOf(':');
+    if (colon <= 0) {
+      return;
+    }
+    try {
+      preferred =
+          InetSocketAddress.createUnresolved(
+              hint.substring(0, colon), Integer.parseInt(hint.substring(colon + 1)));
+    } catch (IllegalArgumentException ignored) {
+      // a hint we cannot use: the addresses are tried in turn instead
+    }
+  }
+
   private InetSocketAddress nextAddress() {
+    InetSocketAddress leader = preferred;
+    if (leader != null) {
+      preferred = null;
+      return new InetSocketAddress(leader.getHostString(), leader.getPort());
+    }
     List<InetSocketAddress> all = config.addresses();
     return all.get(Math.floorMod(addressIndex++, all.size()));
   }
@@ -390,6 +437,10 @@ public final class Link implements AutoCloseable {
       }
       if (welcome.hasFailure()) {
         Failure f = welcome.getFailure();
+        if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
+          preferLeader(f.getLeader());
+          throw new NotLeader(f.getMessage());
+        }
         throw new SemaforException(ErrorCodes.of(f.getCode()), f.getMessage());
       }
       sessionId = welcome.getSessionId();

@@ -1,0 +1,145 @@
+package io.semafor.it;
+
+import static org.awaitility.Awaitility.await;
+
+import io.semafor.client.SemaforClient;
+import io.semafor.raft.ClusterConfig;
+import io.semafor.raft.RaftReplicator;
+import io.semafor.server.SemaforServer;
+import io.semafor.server.ServerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A cluster of Semafor nodes in this JVM, each a real server on 127.0.0.1 with its own Raft member,
+ * log and ports: for fast tests of everything the cluster does except process death.
+ */
+final class TestCluster implements AutoCloseable {
+  private final List<ClusterConfig.Peer> peers;
+  private final Path dir;
+  private final ClusterConfig.Durability durability;
+  private final long snapshotEvery;
+  private final @Nullable SemaforServer[] servers;
+  private final @Nullable RaftReplicator[] replicators;
+
+  private TestCluster(int size, Path dir, long snapshotEvery) {
+    this.dir = dir;
+    this.durability = ClusterConfig.Durability.REPLICATED;
+    this.snapshotEvery = snapshotEvery;
+    List<ClusterConfig.Peer> list = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      list.add(new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
+    }
+    this.peers = List.copyOf(list);
+    this.servers = new SemaforServer[size];
+    this.replicators = new RaftReplicator[size];
+  }
+
+  /** Starts {@code size} nodes and waits for a leader. */
+  static TestCluster start(int size, Path dir, long snapshotEvery) {
+    TestCluster cluster = new TestCluster(size, dir, snapshotEvery);
+    for (int i = 0; i < size; i++) {
+      cluster.startNode(i);
+    }
+    cluster.awaitLeader();
+    return cluster;
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Starts (or restarts, from its log and snapshots) node {@code i}. */
+  void startNode(int i) {
+    ClusterConfig.Peer self = peers.get(i);
+    ClusterConfig config =
+        new ClusterConfig(
+            self.id(),
+            peers,
+            dir.resolve(self.id()),
+            durability,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            snapshotEvery);
+    AtomicReference<RaftReplicator> made = new AtomicReference<>();
+    try {
+      servers[i] =
+          SemaforServer.start(
+              ServerConfig.builder().port(self.clientPort()).adminPort(-1).build(),
+              (machine, listener) -> {
+                RaftReplicator r = RaftReplicator.start(config, machine, listener);
+                made.set(r);
+                return r;
+              });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    replicators[i] = made.get();
+  }
+
+  /** Stops node {@code i} as a crash would look to the others (its log stays on disk). */
+  void stopNode(int i) {
+    SemaforServer s = servers[i];
+    if (s != null) {
+      s.close();
+      servers[i] = null;
+      replicators[i] = null;
+    }
+  }
+
+  /** The index of the leader, waiting up to 20 s for one. */
+  int awaitLeader() {
+    return await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(50))
+        .until(this::leaderOrMinusOne, i -> i >= 0);
+  }
+
+  private int leaderOrMinusOne() {
+    for (int i = 0; i < replicators.length; i++) {
+      RaftReplicator r = replicators[i];
+      if (r != null && r.isLeader()) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Every node's client address, comma separated, for a client that follows the leader. */
+  String addresses() {
+    return peers.stream().map(ClusterConfig.Peer::clientAddress).collect(Collectors.joining(","));
+  }
+
+  SemaforClient client(Duration sessionTtl) {
+    return SemaforClient.builder()
+        .addresses(addresses())
+        .sessionTtl(sessionTtl)
+        .connectTimeout(Duration.ofSeconds(10))
+        .giveUpAfter(Duration.ofSeconds(30))
+        .connect();
+  }
+
+  int size() {
+    return peers.size();
+  }
+
+  @Override
+  public void close() {
+    for (int i = 0; i < servers.length; i++) {
+      stopNode(i);
+    }
+  }
+}

@@ -1,0 +1,275 @@
+package io.semafor.raft;
+
+import io.semafor.core.Command;
+import io.semafor.core.Name;
+import io.semafor.core.Operation;
+import io.semafor.core.Policy;
+import io.semafor.core.Query;
+import io.semafor.core.SemaphoreOptions;
+import io.semafor.core.SemopOp;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The log's encoding of commands and of the reads that travel through Ratis: a tag byte, then the
+ * fields in declaration order. It is part of the on-disk format: a tag is never reused, and a new
+ * field gets a new tag. Stateless.
+ */
+final class CommandCodec {
+  private CommandCodec() {}
+
+  static void write(DataOutput out, Command command) throws IOException {
+    if (command instanceof Command.Request r) {
+      out.writeByte(1);
+      out.writeLong(r.sessionId());
+      out.writeLong(r.requestId());
+      writeLongs(out, r.acks());
+      writeOperation(out, r.operation());
+    } else if (command instanceof Command.OpenSession o) {
+      out.writeByte(2);
+      out.writeLong(o.ttl());
+    } else if (command instanceof Command.ExpireSession e) {
+      out.writeByte(3);
+      out.writeLong(e.sessionId());
+    } else if (command instanceof Command.ExpireWaiter e) {
+      out.writeByte(4);
+      out.writeLong(e.sessionId());
+      out.writeLong(e.requestId());
+    } else if (command instanceof Command.ExpireLease e) {
+      out.writeByte(5);
+      out.writeLong(e.permitId());
+    } else if (command instanceof Command.Acknowledge a) {
+      out.writeByte(6);
+      out.writeLong(a.sessionId());
+      writeLongs(out, a.acks());
+    } else {
+      throw new IllegalArgumentException("no encoding for " + command);
+    }
+  }
+
+  static Command read(DataInput in) throws IOException {
+    int tag = in.readByte();
+    return switch (tag) {
+      case 1 -> new Command.Request(in.readLong(), in.readLong(), readLongs(in), readOperation(in));
+      case 2 -> new Command.OpenSession(in.readLong());
+      case 3 -> new Command.ExpireSession(in.readLong());
+      case 4 -> new Command.ExpireWaiter(in.readLong(), in.readLong());
+      case 5 -> new Command.ExpireLease(in.readLong());
+      case 6 -> new Command.Acknowledge(in.readLong(), readLongs(in));
+      default -> throw new IOException("unknown command tag " + tag);
+    };
+  }
+
+  private static void writeOperation(DataOutput out, Operation op) throws IOException {
+    if (op instanceof Operation.Create c) {
+      out.writeByte(1);
+      writeName(out, c.name());
+      out.writeLong(c.initial());
+      out.writeLong(c.options().capacity());
+      out.writeByte(c.options().policy().number());
+      out.writeInt(c.options().maxPerSession());
+    } else if (op instanceof Operation.Delete d) {
+      out.writeByte(2);
+      writeName(out, d.name());
+    } else if (op instanceof Operation.SetValue s) {
+      out.writeByte(3);
+      writeName(out, s.name());
+      out.writeLong(s.value());
+    } else if (op instanceof Operation.Increment i) {
+      out.writeByte(4);
+      writeName(out, i.name());
+      out.writeLong(i.amount());
+    } else if (op instanceof Operation.Decrement d) {
+      out.writeByte(5);
+      writeName(out, d.name());
+      out.writeLong(d.amount());
+      out.writeLong(d.timeout());
+      out.writeBoolean(d.owned());
+    } else if (op instanceof Operation.Acquire a) {
+      out.writeByte(6);
+      writeName(out, a.name());
+      out.writeLong(a.amount());
+      out.writeLong(a.timeout());
+      out.writeBoolean(a.owned());
+    } else if (op instanceof Operation.AcquireLease l) {
+      out.writeByte(7);
+      writeName(out, l.name());
+      out.writeLong(l.amount());
+      out.writeLong(l.leaseTtl());
+      out.writeLong(l.timeout());
+    } else if (op instanceof Operation.AwaitZero z) {
+      out.writeByte(8);
+      writeName(out, z.name());
+      out.writeLong(z.timeout());
+    } else if (op instanceof Operation.Semop s) {
+      out.writeByte(9);
+      out.writeInt(s.ops().size());
+      for (SemopOp o : s.ops()) {
+        writeName(out, o.name());
+        out.writeLong(o.delta());
+        out.writeBoolean(o.noWait());
+        out.writeBoolean(o.owned());
+      }
+      out.writeLong(s.timeout());
+    } else if (op instanceof Operation.Release r) {
+      out.writeByte(10);
+      writeName(out, r.name());
+      out.writeLong(r.amount());
+    } else if (op instanceof Operation.ReleaseSlot r) {
+      out.writeByte(11);
+      writeName(out, r.name());
+      out.writeLong(r.slot());
+    } else if (op instanceof Operation.RenewLease r) {
+      out.writeByte(12);
+      out.writeLong(r.permitId());
+      out.writeLong(r.ttl());
+    } else if (op instanceof Operation.ReleaseLease r) {
+      out.writeByte(13);
+      out.writeLong(r.permitId());
+    } else if (op instanceof Operation.AddToWaitMany a) {
+      out.writeByte(14);
+      out.writeLong(a.listId());
+      writeName(out, a.name());
+      out.writeLong(a.amount());
+    } else if (op instanceof Operation.RemoveFromWaitMany r) {
+      out.writeByte(15);
+      out.writeLong(r.listId());
+      writeName(out, r.name());
+    } else if (op instanceof Operation.WaitMany w) {
+      out.writeByte(16);
+      out.writeLong(w.listId());
+      out.writeLong(w.timeout());
+    } else if (op instanceof Operation.Cancel c) {
+      out.writeByte(17);
+      out.writeLong(c.requestId());
+    } else if (op instanceof Operation.CloseSession) {
+      out.writeByte(18);
+    } else {
+      throw new IllegalArgumentException("no encoding for " + op);
+    }
+  }
+
+  private static Operation readOperation(DataInput in) throws IOException {
+    int tag = in.readByte();
+    return switch (tag) {
+      case 1 ->
+          new Operation.Create(
+              readName(in),
+              in.readLong(),
+              new SemaphoreOptions(in.readLong(), policy(in.readByte()), in.readInt()));
+      case 2 -> new Operation.Delete(readName(in));
+      case 3 -> new Operation.SetValue(readName(in), in.readLong());
+      case 4 -> new Operation.Increment(readName(in), in.readLong());
+      case 5 ->
+          new Operation.Decrement(readName(in), in.readLong(), in.readLong(), in.readBoolean());
+      case 6 -> new Operation.Acquire(readName(in), in.readLong(), in.readLong(), in.readBoolean());
+      case 7 ->
+          new Operation.AcquireLease(readName(in), in.readLong(), in.readLong(), in.readLong());
+      case 8 -> new Operation.AwaitZero(readName(in), in.readLong());
+      case 9 -> {
+        int n = in.readInt();
+        if (n < 0 || n > 1 << 20) {
+          throw new IOException("corrupt entry: a semop of " + n + " ops");
+        }
+        List<SemopOp> ops = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          ops.add(new SemopOp(readName(in), in.readLong(), in.readBoolean(), in.readBoolean()));
+        }
+        yield new Operation.Semop(ops, in.readLong());
+      }
+      case 10 -> new Operation.Release(readName(in), in.readLong());
+      case 11 -> new Operation.ReleaseSlot(readName(in), in.readLong());
+      case 12 -> new Operation.RenewLease(in.readLong(), in.readLong());
+      case 13 -> new Operation.ReleaseLease(in.readLong());
+      case 14 -> new Operation.AddToWaitMany(in.readLong(), readName(in), in.readLong());
+      case 15 -> new Operation.RemoveFromWaitMany(in.readLong(), readName(in));
+      case 16 -> new Operation.WaitMany(in.readLong(), in.readLong());
+      case 17 -> new Operation.Cancel(in.readLong());
+      case 18 -> new Operation.CloseSession();
+      default -> throw new IOException("unknown operation tag " + tag);
+    };
+  }
+
+  static void writeQuery(DataOutput out, Query query) throws IOException {
+    if (query instanceof Query.Get g) {
+      out.writeByte(1);
+      writeName(out, g.name());
+    } else if (query instanceof Query.Inspect i) {
+      out.writeByte(2);
+      writeName(out, i.name());
+    } else if (query instanceof Query.ListNames l) {
+      out.writeByte(3);
+      writeName(out, l.prefix());
+      out.writeInt(l.limit());
+      Name after = l.after();
+      out.writeBoolean(after != null);
+      if (after != null) {
+        writeName(out, after);
+      }
+    } else {
+      throw new IllegalArgumentException("no encoding for " + query);
+    }
+  }
+
+  static Query readQuery(DataInput in) throws IOException {
+    int tag = in.readByte();
+    return switch (tag) {
+      case 1 -> new Query.Get(readName(in));
+      case 2 -> new Query.Inspect(readName(in));
+      case 3 -> {
+        Name prefix = readName(in);
+        int limit = in.readInt();
+        @Nullable Name after = in.readBoolean() ? readName(in) : null;
+        yield new Query.ListNames(prefix, limit, after);
+      }
+      default -> throw new IOException("unknown query tag " + tag);
+    };
+  }
+
+  private static Policy policy(int number) throws IOException {
+    try {
+      return Policy.ofNumber(number);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("unknown policy " + number, e);
+    }
+  }
+
+  private static void writeName(DataOutput out, Name name) throws IOException {
+    byte[] bytes = name.toBytes();
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private static Name readName(DataInput in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > 1 << 20) {
+      throw new IOException("corrupt entry: a name of " + n + " bytes");
+    }
+    byte[] bytes = new byte[n];
+    in.readFully(bytes);
+    return Name.ofBytes(bytes);
+  }
+
+  private static void writeLongs(DataOutput out, List<Long> values) throws IOException {
+    out.writeInt(values.size());
+    for (long v : values) {
+      out.writeLong(v);
+    }
+  }
+
+  private static List<Long> readLongs(DataInput in) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > 1 << 24) {
+      throw new IOException("corrupt entry: " + n + " acknowledgements");
+    }
+    List<Long> values = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      values.add(in.readLong());
+    }
+    return values;
+  }
+}

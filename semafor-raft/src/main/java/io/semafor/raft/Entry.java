@@ -1,0 +1,80 @@
+package io.semafor.raft;
+
+import io.semafor.core.Command;
+import io.semafor.core.Query;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One log entry: the commands and reads that arrived while the previous entry was in flight, in
+ * order, stamped with the leader's log time, and tagged with the node and batch number that
+ * proposed them (so that node can find the connections to answer). A read is answered where it
+ * falls in the log, which makes it linearizable and ordered after the commands its client sent
+ * before it.
+ */
+record Entry(long logTime, String origin, long batch, List<Object> items) {
+  private static final int VERSION = 1;
+
+  /** A read in the log; {@code id} is the proposing node's. */
+  record Read(long id, Query query) {}
+
+  Entry {
+    items = List.copyOf(items);
+  }
+
+  byte[] encode() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + items.size() * 48);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(VERSION);
+      out.writeLong(logTime);
+      out.writeUTF(origin);
+      out.writeLong(batch);
+      out.writeInt(items.size());
+      for (Object item : items) {
+        if (item instanceof Read r) {
+          out.writeByte(1);
+          out.writeLong(r.id());
+          CommandCodec.writeQuery(out, r.query());
+        } else {
+          out.writeByte(0);
+          CommandCodec.write(out, (Command) item);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  static Entry decode(InputStream input) throws IOException {
+    DataInputStream in = new DataInputStream(input);
+    int version = in.readByte();
+    if (version != VERSION) {
+      throw new IOException("entry version " + version + ", this node reads " + VERSION);
+    }
+    long logTime = in.readLong();
+    String origin = in.readUTF();
+    long batch = in.readLong();
+    int n = in.readInt();
+    if (n < 0 || n > 1 << 24) {
+      throw new IOException("corrupt entry: " + n + " items");
+    }
+    List<Object> items = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int kind = in.readByte();
+      items.add(
+          switch (kind) {
+            case 0 -> CommandCodec.read(in);
+            case 1 -> new Read(in.readLong(), CommandCodec.readQuery(in));
+            default -> throw new IOException("unknown item kind " + kind);
+          });
+    }
+    return new Entry(logTime, origin, batch, items);
+  }
+}

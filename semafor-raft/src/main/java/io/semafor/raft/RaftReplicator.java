@@ -1,0 +1,323 @@
+package io.semafor.raft;
+
+import io.semafor.core.Command;
+import io.semafor.core.Query;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
+import io.semafor.replication.Replicator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Replicator} that is one member of a Raft group on Apache Ratis. On the leader, every
+ * command submitted while an entry is in flight waits and goes into the next entry, so a commit
+ * round carries as many commands as arrived during the previous one (one entry, many commands,
+ * applied in order). Followers refuse commands and reads: their clients are sent to the leader.
+ *
+ * <p>The leader stamps each entry with its log time: its own monotonic clock, offset when it became
+ * leader so that log time continues from the last applied command and never runs backwards across
+ * leaders. Timers run on every node (they follow the applied effects), but only the leader's expiry
+ * proposals are accepted; the machine refuses any that would be early in log time.
+ *
+ * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
+ */
+public final class RaftReplicator implements Replicator, SemaforStateMachine.Owner {
+  private static final Logger log = LoggerFactory.getLogger(RaftReplicator.class);
+  private static final int MAX_BATCH = 8192;
+
+  /** The group every Semafor cluster forms: one group per cluster. */
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(UUID.fromString("5e3af0a0-0000-4000-8000-5e3af0a00001"));
+
+  private final ClusterConfig config;
+  private final ApplyListener listener;
+  private final SemaforStateMachine stateMachine;
+  private final RaftServer server;
+  private final RaftGroup group;
+
+  /** Replaced after a failed send: a Ratis client's ordered window closes for good on failure. */
+  private volatile RaftClient client;
+
+  private final RaftPeerId selfId;
+  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean sending = new AtomicBoolean();
+  private final AtomicLong nextBatch = new AtomicLong();
+  private final AtomicLong nextRead = new AtomicLong();
+  private final ConcurrentHashMap<Long, Batch> inFlight = new ConcurrentHashMap<>();
+  private volatile boolean leader;
+  private volatile String leaderId = "";
+  private volatile long epoch;
+  private volatile boolean closed;
+
+  /** A command or an {@link Entry.Read}, and where its answer goes. */
+  private record Pending(Object item, @Nullable Object context) {}
+
+  private record Batch(List<Object> items, List<@Nullable Object> contexts) {}
+
+  private RaftReplicator(ClusterConfig config, SemaphoreMachine machine, ApplyListener listener)
+      throws IOException {
+    this.config = config;
+    this.listener = listener;
+    this.selfId = RaftPeerId.valueOf(config.nodeId());
+    this.stateMachine =
+        new SemaforStateMachine(machine, machine.limits(), listener, this, config.nodeId());
+    this.group = group(config);
+    Files.createDirectories(config.dataDir());
+    boolean existing = Files.exists(config.dataDir().resolve(GROUP_ID.getUuid().toString()));
+    this.server =
+        RaftServer.newBuilder()
+            .setServerId(selfId)
+            .setGroup(group)
+            .setProperties(serverProperties(config))
+            .setStateMachine(stateMachine)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
+    server.start();
+    this.client = newClient();
+  }
+
+  /** A client that sends to this node only and never retries: a refusal comes straight back. */
+  private RaftClient newClient() {
+    return RaftClient.newBuilder()
+        .setProperties(new RaftProperties())
+        .setRaftGroup(group)
+        .setLeaderId(selfId)
+        .setRetryPolicy(RetryPolicies.noRetry())
+        .build();
+  }
+
+  /**
+   * Starts this node's member of the group and returns at once; it serves once a leader is elected
+   * ({@link #isLeader}).
+   *
+   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound
+   */
+  public static RaftReplicator start(
+      ClusterConfig config, SemaphoreMachine machine, ApplyListener listener) {
+    try {
+      return new RaftReplicator(config, machine, listener);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start Raft member " + config.nodeId(), e);
+    }
+  }
+
+  static RaftGroup group(ClusterConfig config) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (ClusterConfig.Peer p : config.peers()) {
+      peers.add(RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build());
+    }
+    return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  private static RaftProperties serverProperties(ClusterConfig config) {
+    RaftProperties p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
+    GrpcConfigKeys.Server.setPort(p, config.self().raftPort());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        p, TimeDuration.valueOf(config.electionTimeoutMin().toMillis(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        p, TimeDuration.valueOf(config.electionTimeoutMax().toMillis(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEvery());
+    if (config.durability() == ClusterConfig.Durability.REPLICATED) {
+      RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, true);
+    }
+    return p;
+  }
+
+  // ------------------------------------------------------------------ Replicator
+
+  @Override
+  public void submit(Command command, @Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leader) {
+      listener.refused(command, context, leaderHint());
+      return;
+    }
+    queue.offer(new Pending(command, context));
+    sendNext();
+  }
+
+  /** Sends what is queued as one entry, unless an entry is in flight (its completion sends). */
+  @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles every outcome
+  private void sendNext() {
+    while (!queue.isEmpty() && sending.compareAndSet(false, true)) {
+      List<Object> items = new ArrayList<>();
+      List<@Nullable Object> contexts = new ArrayList<>();
+      for (Pending p = queue.poll();
+          p != null;
+          p = items.size() < MAX_BATCH ? queue.poll() : null) {
+        items.add(p.item());
+        contexts.add(p.context());
+      }
+      if (items.isEmpty()) {
+        sending.set(false);
+        continue;
+      }
+      long batch = nextBatch.incrementAndGet();
+      inFlight.put(batch, new Batch(items, contexts));
+      Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
+      client
+          .async()
+          .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
+          .whenComplete((reply, error) -> sent(batch, reply, error));
+      return;
+    }
+  }
+
+  private void sent(long batch, @Nullable RaftClientReply reply, @Nullable Throwable error) {
+    if (error != null || reply == null || !reply.isSuccess()) {
+      RaftClient broken = client;
+      if (!closed) {
+        client = newClient();
+      }
+      try {
+        broken.close();
+      } catch (IOException e) {
+        log.debug("closing a failed Raft client", e);
+      }
+      Batch refused = inFlight.remove(batch);
+      if (refused != null) {
+        log.debug(
+            "entry {} not committed here: {}",
+            batch,
+            error != null ? error.toString() : reply == null ? "no reply" : reply.getException());
+        for (int i = 0; i < refused.items().size(); i++) {
+          Object item = refused.items().get(i);
+          if (item instanceof Entry.Read read) {
+            listener.readRefused(read.query(), refused.contexts().get(i), leaderHint());
+          } else {
+            listener.refused((Command) item, refused.contexts().get(i), leaderHint());
+          }
+        }
+      }
+    }
+    sending.set(false);
+    sendNext();
+  }
+
+  /**
+   * Reads go in the log with the commands: answered where they fall, they are linearizable and see
+   * every command submitted before them. (Ratis's read-only path timed out here; see
+   * docs/decisions/0014-raft-reads-in-the-log.md.)
+   */
+  @Override
+  public void read(Query query, @Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leader) {
+      listener.readRefused(query, context, leaderHint());
+      return;
+    }
+    queue.offer(new Pending(new Entry.Read(nextRead.incrementAndGet(), query), context));
+    sendNext();
+  }
+
+  @Override
+  public long logTime() {
+    return leader ? System.nanoTime() - epoch : stateMachine.now();
+  }
+
+  @Override
+  public boolean isLeader() {
+    return leader && !closed;
+  }
+
+  @Override
+  public String leaderHint() {
+    ClusterConfig.Peer p = config.peerOrNull(leaderId);
+    return p == null ? "" : p.clientAddress();
+  }
+
+  /** The id of the leader as this node knows it, or "" if none is known. */
+  public String leaderId() {
+    return leader ? config.nodeId() : leaderId;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    leader = false;
+    try {
+      client.close();
+    } catch (IOException e) {
+      log.debug("closing the Raft client", e);
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      log.warn("closing the Raft server", e);
+    }
+  }
+
+  // ------------------------------------------------------------------ from the state machine
+
+  @Override
+  public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
+    if (!origin.equals(config.nodeId())) {
+      return null;
+    }
+    Batch b = inFlight.remove(batch);
+    return b == null ? null : b.contexts();
+  }
+
+  @Override
+  public void leaderReady(SemaphoreMachine machine) {
+    // log time continues from the last applied command on this node's clock
+    epoch = System.nanoTime() - machine.now();
+    leaderId = config.nodeId();
+    leader = true;
+    log.info("{} leads the group", config.nodeId());
+    listener.becameLeader();
+  }
+
+  @Override
+  public void leaderChanged(String newLeaderId) {
+    leaderId = newLeaderId;
+    if (leader) {
+      leader = false;
+      log.info("{} no longer leads; the leader is {}", config.nodeId(), newLeaderId);
+      listener.lostLeadership(leaderHint());
+    }
+  }
+
+  /** Where the state lives on disk. */
+  public Path dataDir() {
+    return config.dataDir();
+  }
+}

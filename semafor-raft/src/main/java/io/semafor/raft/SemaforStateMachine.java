@@ -1,0 +1,230 @@
+package io.semafor.raft;
+
+import io.semafor.core.Command;
+import io.semafor.core.Limits;
+import io.semafor.core.Outcome;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.MD5FileUtil;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The core state machine under Ratis. Every node applies every entry — a batch of commands stamped
+ * with the leader's log time — in log order; the outcomes go to the node's {@link ApplyListener},
+ * and the commands' contexts (the connections to answer) exist only on the node that proposed them.
+ * Waiters are state, never pending futures: an entry's future completes as soon as it is applied.
+ * Nothing is thrown from {@link #applyTransaction}, which would stop the server.
+ *
+ * <p>Reads travel in the log like commands (see {@link Entry}) and answer through the listener too.
+ * Snapshots are the core's snapshot format in one file per snapshot.
+ */
+final class SemaforStateMachine extends BaseStateMachine
+    implements StateMachine.EventApi, StateMachine.LeaderEventApi {
+  private static final Logger log = LoggerFactory.getLogger(SemaforStateMachine.class);
+
+  /** What the replicator needs to hear from the state machine. */
+  interface Owner {
+    /** The contexts of a batch this node proposed, or null if another node proposed it. */
+    @Nullable List<@Nullable Object> contextsOf(String origin, long batch);
+
+    /** This node's leadership is ready: called with the machine locked. */
+    void leaderReady(SemaphoreMachine machine);
+
+    /** Another node (or none, "") leads now. */
+    void leaderChanged(String leaderId);
+  }
+
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Limits limits;
+  private final ApplyListener listener;
+  private final Owner owner;
+  private final String selfId;
+
+  /** Guarded by {@link #lock}; replaced when a snapshot is loaded. */
+  private SemaphoreMachine machine;
+
+  SemaforStateMachine(
+      SemaphoreMachine machine, Limits limits, ApplyListener listener, Owner owner, String selfId) {
+    this.machine = machine;
+    this.limits = limits;
+    this.listener = listener;
+    this.owner = owner;
+    this.selfId = selfId;
+  }
+
+  /** The log time of the last applied command. */
+  long now() {
+    lock.lock();
+    try {
+      return machine.now();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    load(storage.getLatestSnapshot());
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    load(storage.getLatestSnapshot());
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    TermIndex termIndex = TermIndex.valueOf(entry);
+    lock.lock();
+    try {
+      Entry batch;
+      try {
+        batch = Entry.decode(entry.getStateMachineLogEntry().getLogData().newInput());
+      } catch (IOException e) {
+        // the same bytes fail the same way on every node, so skipping keeps them alike
+        log.error("entry {} does not decode; skipped", termIndex, e);
+        updateLastAppliedTermIndex(termIndex);
+        return CompletableFuture.completedFuture(Message.EMPTY);
+      }
+      List<@Nullable Object> contexts = owner.contextsOf(batch.origin(), batch.batch());
+      List<Object> items = batch.items();
+      for (int i = 0; i < items.size(); i++) {
+        Object context = contexts == null ? null : contexts.get(i);
+        if (items.get(i) instanceof Entry.Read read) {
+          if (contexts != null) { // only the node that asked answers
+            listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+          }
+          continue;
+        }
+        Command command = (Command) items.get(i);
+        Outcome outcome;
+        try {
+          outcome = machine.apply(machine.revision() + 1, batch.logTime(), command);
+        } catch (RuntimeException e) {
+          // a bug in the machine, deterministic on every node: report, keep the group alive
+          log.error("state machine failed applying {} at {}", command, termIndex, e);
+          continue;
+        }
+        listener.applied(command, context, outcome, machine.now());
+      }
+      listener.batchEnded();
+      updateLastAppliedTermIndex(termIndex);
+    } finally {
+      lock.unlock();
+    }
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    lock.lock();
+    try {
+      TermIndex last = getLastAppliedTermIndex();
+      if (last == null || last.getIndex() < 0) {
+        return -1;
+      }
+      File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+      try (OutputStream raw = Files.newOutputStream(file.toPath());
+          DataOutputStream out = new DataOutputStream(new BufferedOutputStream(raw, 1 << 16))) {
+        machine.writeSnapshot(out);
+      }
+      MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+      storage.updateLatestSnapshot(
+          new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      log.info("snapshot at {} written to {}", last, file);
+      return last.getIndex();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void load(@Nullable SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      return;
+    }
+    Path path = snapshot.getFile().getPath();
+    MD5Hash md5 = snapshot.getFile().getFileDigest();
+    if (md5 != null) {
+      MD5FileUtil.verifySavedMD5(path.toFile(), md5);
+    }
+    SemaphoreMachine restored;
+    try (InputStream raw = Files.newInputStream(path);
+        DataInputStream in = new DataInputStream(new BufferedInputStream(raw, 1 << 16))) {
+      restored = SemaphoreMachine.readSnapshot(limits, in);
+    }
+    lock.lock();
+    try {
+      machine = restored;
+      updateLastAppliedTermIndex(snapshot.getTermIndex());
+      listener.restored(restored, restored.now());
+      log.info("state loaded from the snapshot at {}", snapshot.getTermIndex());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    lock.lock();
+    try {
+      owner.leaderReady(machine);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    owner.leaderChanged("");
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    String leader = newLeaderId == null ? "" : newLeaderId.toString();
+    if (!leader.equals(selfId)) {
+      owner.leaderChanged(leader);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package io.semafor.server;
+
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
+import io.semafor.replication.LocalReplicator;
+import io.semafor.replication.Replicator;
+
+/**
+ * Makes the replicator a server applies its commands through: the in-process one by default, or a
+ * Raft group member (semafor-raft), which the server cannot tell apart.
+ */
+@FunctionalInterface
+public interface ReplicatorFactory {
+  /** The single-node default: commands applied in this process, no log. */
+  ReplicatorFactory LOCAL = LocalReplicator::new;
+
+  /**
+   * A replicator over {@code machine} reporting to {@code listener}.
+   *
+   * @throws java.io.UncheckedIOException (or another unchecked exception) if it cannot start
+   */
+  Replicator create(SemaphoreMachine machine, ApplyListener listener);
+}
