@@ -1,18 +1,24 @@
 package io.semafor.cli;
 
+import io.semafor.raft.ClusterConfig;
+import io.semafor.raft.RaftReplicator;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(
     name = "server",
     description = {
-      "Run a single-node server in this process until Ctrl-C.",
-      "State lives in memory; no external service. Prometheus metrics on",
-      "http://HOST:ADMIN_PORT/metrics, health on /health."
+      "Run a server in this process until Ctrl-C: a single node, or a cluster node.",
+      "Single node (default): state in memory, no external service. Cluster node: give",
+      "--node-id, --peers and --data-dir; the node listens on its own client and Raft ports",
+      "from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health."
     },
     mixinStandardHelpOptions = true)
 final class ServerCommand implements Callable<Integer> {
@@ -60,6 +66,33 @@ final class ServerCommand implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}).")
   int maxSemaphoreSeries = 1000;
 
+  @Option(
+      names = "--node-id",
+      paramLabel = "ID",
+      description = "This node's id in --peers (makes this a cluster node).")
+  @Nullable String nodeId;
+
+  @Option(
+      names = "--peers",
+      paramLabel = "ID=HOST:CLIENT_PORT:RAFT_PORT,...",
+      description = "Every member of the cluster, this node included.")
+  @Nullable String peers;
+
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      description = "Where this node keeps its Raft log and snapshots.")
+  @Nullable Path dataDir;
+
+  @Option(
+      names = "--durability",
+      paramLabel = "fsync|replicated",
+      defaultValue = "fsync",
+      description =
+          "fsync: acknowledged once on a majority's disk (default); replicated: once"
+              + " in a majority's memory (survives any minority failing).")
+  String durability = "fsync";
+
   @Override
   public Integer call() throws InterruptedException {
     ServerConfig config;
@@ -75,9 +108,46 @@ final class ServerCommand implements Callable<Integer> {
               .build();
     } catch (IllegalArgumentException e) {
       throw new picocli.CommandLine.ParameterException(
-          new picocli.CommandLine(this), e.getMessage(), e, null, null);
+          new picocli.CommandLine(this), String.valueOf(e.getMessage()), e, null, null);
     }
-    Main.run(config);
+    if (nodeId == null && peers == null && dataDir == null) {
+      Main.run(config);
+      return ExitCodes.OK;
+    }
+    ClusterConfig cluster = cluster();
+    ClusterConfig.Peer self = cluster.self();
+    ServerConfig node =
+        ServerConfig.builder()
+            .host(self.host())
+            .port(self.clientPort())
+            .adminPort(adminPort)
+            .defaultSessionTtl(sessionTtl)
+            .ioThreads(ioThreads)
+            .maxSemaphoreSeries(maxSemaphoreSeries)
+            .build();
+    Main.run(node, (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
     return ExitCodes.OK;
+  }
+
+  private ClusterConfig cluster() {
+    if (nodeId == null || peers == null || dataDir == null) {
+      throw usage("a cluster node needs --node-id, --peers and --data-dir together");
+    }
+    ClusterConfig.Durability d =
+        switch (durability.toLowerCase(Locale.ROOT)) {
+          case "fsync" -> ClusterConfig.Durability.FSYNC;
+          case "replicated" -> ClusterConfig.Durability.REPLICATED;
+          default ->
+              throw usage("--durability: '" + durability + "' is neither fsync nor replicated");
+        };
+    try {
+      return ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
+    } catch (IllegalArgumentException e) {
+      throw usage(String.valueOf(e.getMessage()));
+    }
+  }
+
+  private picocli.CommandLine.ParameterException usage(String message) {
+    return new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), message);
   }
 }

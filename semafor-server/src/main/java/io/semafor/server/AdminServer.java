@@ -115,8 +115,11 @@ final class AdminServer implements AutoCloseable {
       boolean up = !server.isClosed();
       String body =
           String.format(
-              "{\"status\":\"%s\",\"sessions\":%d,\"connections\":%d}%n",
-              up ? "UP" : "DOWN", server.sessionCount(), server.connectionCount());
+              "{\"status\":\"%s\",\"role\":\"%s\",\"sessions\":%d,\"connections\":%d}%n",
+              up ? "UP" : "DOWN",
+              server.isLeader() ? "leader" : "follower",
+              server.sessionCount(),
+              server.connectionCount());
       respond(exchange, up ? 200 : 503, "application/json", body);
     }
   }

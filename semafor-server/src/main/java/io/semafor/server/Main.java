@@ -37,12 +37,18 @@ public final class Main {
    * @throws InterruptedException if the calling thread is interrupted while serving
    */
   public static void run(ServerConfig config) throws InterruptedException {
+    run(config, ReplicatorFactory.LOCAL);
+  }
+
+  /** Like {@link #run(ServerConfig)}, applying commands through {@code replicators}. */
+  public static void run(ServerConfig config, ReplicatorFactory replicators)
+      throws InterruptedException {
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       // sampling leak detection records a stack trace per sampled buffer: a measured 2% of the
       // event loops' time for a check that only finds bugs in tests (which keep it on)
       ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     }
-    SemaforServer server = SemaforServer.start(config);
+    SemaforServer server = SemaforServer.start(config, replicators);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

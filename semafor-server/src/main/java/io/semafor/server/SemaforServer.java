@@ -153,6 +153,11 @@ public final class SemaforServer implements AutoCloseable {
     return admin == null ? null : admin.address();
   }
 
+  /** Whether this node serves clients (always, for a single node; the leader, in a cluster). */
+  public boolean isLeader() {
+    return replicator.isLeader();
+  }
+
   /** Whether {@link #close} has begun. */
   public boolean isClosed() {
     return closed;

@@ -650,6 +650,7 @@ public final class Link implements AutoCloseable {
     long backoff = TimeUnit.MILLISECONDS.toNanos(20);
     boolean gaveUp = false;
     while (!closed) {
+      boolean electing = false;
       for (int i = 0; i < config.addresses().size() && !closed; i++) {
         InetSocketAddress address = nextAddress();
         try {
@@ -663,6 +664,9 @@ public final class Link implements AutoCloseable {
           }
           log.info("reconnected to {} (session {})", address, sessionId);
           return;
+        } catch (NotLeader e) {
+          electing = true; // a live member without a leader yet: look again soon
+          log.debug("{} does not lead: {}", address, e.getMessage());
         } catch (IOException | SemaforException e) {
           log.debug("cannot reconnect to {}: {}", address, e.getMessage());
         }
@@ -677,6 +681,12 @@ public final class Link implements AutoCloseable {
                     + " for "
                     + config.giveUpAfter()
                     + "; the outcome of pending requests is unknown"));
+      }
+      if (electing) {
+        // the cluster is up and electing: a new leader is a matter of its election timeout,
+        // and backing off exponentially would add up to a second to every failover
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(50));
+        continue;
       }
       LockSupport.parkNanos(this, backoff);
       backoff = Math.min(backoff * 2, TimeUnit.SECONDS.toNanos(1));

@@ -1,0 +1,95 @@
+package io.semafor.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.semafor.core.Command;
+import io.semafor.core.Name;
+import io.semafor.core.Operation;
+import io.semafor.core.Policy;
+import io.semafor.core.Query;
+import io.semafor.core.SemaphoreOptions;
+import io.semafor.core.SemopOp;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The log's encoding: every command, operation and read comes back as it went in. */
+class EntryTest {
+  private static final Name X = Name.of("printers/é");
+
+  private static final List<Operation> EVERY_OPERATION =
+      List.of(
+          new Operation.Create(X, 3, new SemaphoreOptions(5, Policy.BARGING, 2)),
+          new Operation.Delete(X),
+          new Operation.SetValue(X, 7),
+          new Operation.Increment(X, 2),
+          new Operation.Decrement(X, 4, Operation.FOREVER, true),
+          new Operation.Acquire(X, 1, 0, false),
+          new Operation.AcquireLease(X, 1, 30_000_000_000L, 5),
+          new Operation.AwaitZero(X, 9),
+          new Operation.Semop(
+              List.of(new SemopOp(X, -1, true, false), new SemopOp(Name.of("b"), 2, false, true)),
+              11),
+          new Operation.Release(X, 1),
+          new Operation.ReleaseSlot(X, 3),
+          new Operation.RenewLease(12, 13),
+          new Operation.ReleaseLease(14),
+          new Operation.AddToWaitMany(1, X, 5),
+          new Operation.RemoveFromWaitMany(1, X),
+          new Operation.WaitMany(1, 15),
+          new Operation.Cancel(16),
+          new Operation.CloseSession());
+
+  private static Entry roundTrip(Entry entry) throws IOException {
+    return Entry.decode(new ByteArrayInputStream(entry.encode()));
+  }
+
+  @Test
+  void everyOperationSurvivesTheLog() throws IOException {
+    List<Object> items =
+        EVERY_OPERATION.stream()
+            .map(op -> (Object) new Command.Request(42, 7, List.of(1L, 2L), op))
+            .toList();
+    assertThat(roundTrip(new Entry(123, "n1", 9, items))).isEqualTo(new Entry(123, "n1", 9, items));
+  }
+
+  @Test
+  void everyOtherCommandAndEveryReadSurvivesTheLog() throws IOException {
+    List<Object> items =
+        List.of(
+            new Command.OpenSession(10_000_000_000L),
+            new Command.ExpireSession(3),
+            new Command.ExpireWaiter(3, 4),
+            new Command.ExpireLease(5),
+            new Command.Acknowledge(3, List.of(6L, 7L)),
+            new Entry.Read(1, new Query.Get(X)),
+            new Entry.Read(2, new Query.Inspect(X)),
+            new Entry.Read(3, new Query.ListNames(Name.of("p"), 100, X)),
+            new Entry.Read(4, new Query.ListNames(Name.of(""), 1, null)));
+    assertThat(roundTrip(new Entry(-5, "node-2", 1, items)))
+        .isEqualTo(new Entry(-5, "node-2", 1, items));
+  }
+
+  @Test
+  void anEntryOfAnotherVersionIsRefused() {
+    byte[] bytes = new Entry(1, "n1", 1, List.of()).encode();
+    bytes[0] = 9;
+    assertThatThrownBy(() -> Entry.decode(new ByteArrayInputStream(bytes)))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("version 9");
+  }
+
+  @Test
+  void peersParseAndBadOnesAreNamed() {
+    assertThat(ClusterConfig.parsePeers("n1=127.0.0.1:7400:7500,n2=h:1:2"))
+        .containsExactly(
+            new ClusterConfig.Peer("n1", "127.0.0.1", 7400, 7500),
+            new ClusterConfig.Peer("n2", "h", 1, 2));
+    assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=127.0.0.1:7400"))
+        .hasMessageContaining("id=host:clientPort:raftPort");
+    assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=h:1:2,n1=h:3:4"))
+        .hasMessageContaining("twice");
+  }
+}
