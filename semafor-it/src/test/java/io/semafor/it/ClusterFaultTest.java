@@ -1,0 +1,230 @@
+package io.semafor.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.Permit;
+import io.semafor.client.SemaforClient;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real thing, briefly: three cluster nodes as separate processes on 127.0.0.1, clients taking
+ * and giving back owned permits through them, and the leader killed with SIGKILL (or frozen with
+ * SIGSTOP past the election timeout) in the middle. Every client operation is recorded and the
+ * history checked: never more held than the capacity, fencing tokens and arrival sequences in
+ * real-time order, and every permit back at the end. Longer runs: raise {@code -Dfault.seconds}.
+ */
+class ClusterFaultTest {
+  private static final int CLIENTS = 8;
+  private static final int PERMITS = 2;
+  private static final Duration RUN = Duration.ofSeconds(Long.getLong("fault.seconds", 10));
+
+  @TempDir Path dir;
+  private final List<Process> nodes = new ArrayList<>();
+  private final int[] admin = new int[3];
+  private final HttpClient http = HttpClient.newHttpClient();
+  private String addresses = "";
+
+  @AfterEach
+  void stopNodes() {
+    for (Process p : nodes) {
+      p.destroyForcibly();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private void startCluster() throws Exception {
+    StringBuilder peers = new StringBuilder();
+    List<String> clientAddresses = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      int client = freePort();
+      peers
+          .append(i == 0 ? "" : ",")
+          .append("n")
+          .append(i + 1)
+          .append("=127.0.0.1:")
+          .append(client)
+          .append(':')
+          .append(freePort());
+      clientAddresses.add("127.0.0.1:" + client);
+      admin[i] = freePort();
+    }
+    addresses = String.join(",", clientAddresses);
+    for (int i = 0; i < 3; i++) {
+      nodes.add(
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  ClusterNodeProcess.class.getName(),
+                  "n" + (i + 1),
+                  peers.toString(),
+                  dir.resolve("n" + (i + 1)).toString(),
+                  Integer.toString(admin[i]),
+                  "FSYNC")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("n" + (i + 1) + ".log").toFile())
+              .start());
+    }
+    leader();
+  }
+
+  /** The index of the leader, waiting for one. */
+  private int leader() {
+    return await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(this::leaderOrMinusOne, i -> i >= 0);
+  }
+
+  private int leaderOrMinusOne() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      try {
+        String body =
+            http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + "/health"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
+        if (nodes.get(i).isAlive() && body.contains("\"role\":\"leader\"")) {
+          return i;
+        }
+      } catch (IOException e) {
+        // not up, or gone
+      }
+    }
+    return -1;
+  }
+
+  private SemaforClient client() {
+    return SemaforClient.builder()
+        .addresses(addresses)
+        .sessionTtl(Duration.ofSeconds(10))
+        .connectTimeout(Duration.ofSeconds(10))
+        .giveUpAfter(Duration.ofSeconds(60))
+        .answerTimeout(Duration.ofSeconds(60))
+        .connect();
+  }
+
+  /** Runs the clients for {@link #RUN}, doing {@code fault} half-way, and checks the history. */
+  private void clientsThrough(Runnable fault) throws Exception {
+    startCluster();
+    try (SemaforClient admin = client()) {
+      admin.create("pool", PERMITS);
+    }
+    History history = new History();
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> threads = new ArrayList<>();
+    List<SemaforClient> clients = new ArrayList<>();
+    for (int c = 0; c < CLIENTS; c++) {
+      SemaforClient client = client();
+      clients.add(client);
+      History.Recorder recorder = history.recorder(c);
+      NamedSemaphore pool = client.semaphore("pool");
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  long end = System.nanoTime() + RUN.toNanos();
+                  while (System.nanoTime() < end) {
+                    long invoked = System.nanoTime();
+                    Permit permit = pool.acquirePermit(1);
+                    long returned = System.nanoTime();
+                    long releaseInvoked = System.nanoTime();
+                    permit.release();
+                    recorder.hold(
+                        1,
+                        invoked,
+                        returned,
+                        permit.token(),
+                        permit.sequence(),
+                        releaseInvoked,
+                        System.nanoTime());
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "client-" + c);
+      t.start();
+      threads.add(t);
+    }
+    start.countDown();
+    Thread.sleep(RUN.toMillis() / 3);
+    fault.run();
+    long faultOver = System.nanoTime();
+    for (Thread t : threads) {
+      t.join(RUN.toMillis() + 120_000);
+      assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
+    }
+    assertThat(failure.get()).isNull();
+    List<History.Hold> holds = history.holds();
+    assertThat(holds).hasSizeGreaterThan(CLIENTS);
+    assertThat(holds)
+        .as("clients kept working on the new leader")
+        .anyMatch(h -> h.acquireInvoked() > faultOver);
+    assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
+    assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
+    assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
+    for (SemaforClient c : clients) {
+      c.close();
+    }
+    try (SemaforClient check = client()) {
+      assertThat(check.semaphore("pool").value()).as("no permit lost").isEqualTo(PERMITS);
+    }
+  }
+
+  @Test
+  void killingTheLeaderUnderLoadNeitherOverGrantsNorLosesAPermit() throws Exception {
+    clientsThrough(
+        () -> {
+          int leader = leader();
+          nodes.get(leader).destroyForcibly(); // SIGKILL
+        });
+  }
+
+  @Test
+  void freezingTheLeaderPastTheElectionTimeoutNeitherOverGrantsNorLosesAPermit() throws Exception {
+    clientsThrough(
+        () -> {
+          try {
+            long pid = nodes.get(leader()).pid();
+            signal("STOP", pid);
+            Thread.sleep(4_000); // past the 1-2 s election timeout: the others elect
+            signal("CONT", pid); // the old leader wakes up deposed
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
+    assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(kill.exitValue()).isZero();
+  }
+}

@@ -1,0 +1,32 @@
+package io.semafor.it;
+
+import io.semafor.raft.ClusterConfig;
+import io.semafor.raft.RaftReplicator;
+import io.semafor.server.Main;
+import io.semafor.server.ServerConfig;
+import java.nio.file.Path;
+
+/**
+ * One cluster node in its own process, for tests that kill or stop it. Args: nodeId peers dataDir
+ * adminPort durability.
+ */
+public final class ClusterNodeProcess {
+  private ClusterNodeProcess() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    ClusterConfig cluster =
+        ClusterConfig.of(
+            args[0],
+            ClusterConfig.parsePeers(args[1]),
+            Path.of(args[2]),
+            ClusterConfig.Durability.valueOf(args[4]));
+    ClusterConfig.Peer self = cluster.self();
+    Main.run(
+        ServerConfig.builder()
+            .host(self.host())
+            .port(self.clientPort())
+            .adminPort(Integer.parseInt(args[3]))
+            .build(),
+        (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
+  }
+}
