@@ -25,7 +25,8 @@ import picocli.CommandLine.Command;
       InspectCommand.class,
       WatchCommand.class,
       RunCommand.class,
-      BenchCommand.class
+      BenchCommand.class,
+      ClusterCommand.class
     },
     footer = {
       "",

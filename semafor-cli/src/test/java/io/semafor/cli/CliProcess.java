@@ -29,6 +29,17 @@ final class CliProcess {
     return command;
   }
 
+  /** Runs {@code semafor ARGS...} as given (no {@code --server} added) to the end. */
+  static Finished runRaw(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Main.class.getName());
+    command.addAll(Arrays.asList(args));
+    return finish(new ProcessBuilder(command).start(), args);
+  }
+
   /** Starts it; the caller stops it (by PID, through {@link Process}). */
   static Process start(String server, String... args) throws IOException {
     return new ProcessBuilder(commandLine(server, args)).start();
@@ -36,7 +47,10 @@ final class CliProcess {
 
   /** Runs it to the end (at most 60 s) and returns its status and output. */
   static Finished run(String server, String... args) throws IOException, InterruptedException {
-    Process p = start(server, args);
+    return finish(start(server, args), args);
+  }
+
+  private static Finished finish(Process p, String... args) throws InterruptedException {
     try {
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         throw new AssertionError("semafor " + String.join(" ", args) + " did not finish in 60 s");
@@ -45,6 +59,8 @@ final class CliProcess {
           p.exitValue(),
           new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip(),
           new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     } finally {
       p.destroyForcibly();
     }

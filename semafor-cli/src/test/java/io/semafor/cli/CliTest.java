@@ -237,6 +237,27 @@ class CliTest {
   }
 
   @Test
+  void clusterStatusReadsEveryNodesAdminEndpoint() throws Exception {
+    try (EmbeddedSemafor node =
+        EmbeddedSemafor.start(io.semafor.server.ServerConfig.builder().port(0).adminPort(0))) {
+      int adminPort = java.util.Objects.requireNonNull(node.server().adminAddress()).getPort();
+      Finished status =
+          CliProcess.runRaw("cluster", "status", "--admin", "127.0.0.1:" + adminPort, "--json");
+      assertThat(status.status()).isZero();
+      JsonNode member = JSON.readTree(status.out()).get("members").get(0);
+      assertThat(member.get("role").asText()).isEqualTo("leader");
+      assertThat(member.get("mode").asText()).isEqualTo("single");
+    }
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    assertThat(
+            CliProcess.runRaw("cluster", "status", "--admin", "127.0.0.1:" + closedPort).status())
+        .isEqualTo(3);
+  }
+
+  @Test
   void watchPrintsTheStateAndThenEachChange() throws Exception {
     NamedSemaphore x = client.create("x", 1);
     Process watch = CliProcess.start(server, "watch", "x", "--json", "--changes", "3");

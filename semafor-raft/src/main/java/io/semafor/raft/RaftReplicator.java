@@ -10,7 +10,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -282,6 +285,27 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   public String leaderHint() {
     ClusterConfig.Peer p = config.peerOrNull(leaderId);
     return p == null ? "" : p.clientAddress();
+  }
+
+  @Override
+  public Map<String, Object> status() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("mode", "raft");
+    out.put("node", config.nodeId());
+    out.put("role", leader ? "leader" : "follower");
+    out.put("leader", leaderId());
+    out.put(
+        "members", String.join(",", config.peers().stream().map(ClusterConfig.Peer::id).toList()));
+    out.put("durability", config.durability().name().toLowerCase(Locale.ROOT));
+    try {
+      RaftServer.Division division = server.getDivision(GROUP_ID);
+      out.put("term", division.getInfo().getCurrentTerm());
+      out.put("commitIndex", division.getRaftLog().getLastCommittedIndex());
+      out.put("appliedIndex", division.getInfo().getLastAppliedIndex());
+    } catch (IOException e) {
+      out.put("error", String.valueOf(e.getMessage()));
+    }
+    return out;
   }
 
   /** The id of the leader as this node knows it, or "" if none is known. */

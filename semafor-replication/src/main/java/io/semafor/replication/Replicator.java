@@ -47,6 +47,14 @@ public interface Replicator extends AutoCloseable {
     return "";
   }
 
+  /**
+   * What an operator wants to see of this replicator, as ordered key/value pairs whose values are
+   * strings or numbers (for the admin endpoint).
+   */
+  default java.util.Map<String, Object> status() {
+    return java.util.Map.of("mode", "single", "role", "leader");
+  }
+
   /** Stops accepting commands; what was submitted before is applied first. Idempotent. */
   @Override
   void close();

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -59,6 +60,7 @@ final class AdminServer implements AutoCloseable {
     http.setExecutor(executor);
     http.createContext("/metrics", this::metrics);
     http.createContext("/health", this::health);
+    http.createContext("/cluster", this::cluster);
     http.start();
   }
 
@@ -122,6 +124,30 @@ final class AdminServer implements AutoCloseable {
               server.connectionCount());
       respond(exchange, up ? 200 : 503, "application/json", body);
     }
+  }
+
+  /** This node's view of its replication: role, leader, term, commit and applied index. */
+  private void cluster(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      StringBuilder body = new StringBuilder("{");
+      for (Map.Entry<String, Object> e : server.replicationStatus().entrySet()) {
+        if (body.length() > 1) {
+          body.append(',');
+        }
+        body.append('"').append(e.getKey()).append("\":");
+        Object v = e.getValue();
+        if (v instanceof Number) {
+          body.append(v);
+        } else {
+          body.append('"').append(jsonEscape(String.valueOf(v))).append('"');
+        }
+      }
+      respond(exchange, 200, "application/json", body.append("}\n").toString());
+    }
+  }
+
+  private static String jsonEscape(String s) {
+    return s.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
   private static void respond(HttpExchange exchange, int status, String type, String body)

@@ -158,6 +158,11 @@ public final class SemaforServer implements AutoCloseable {
     return replicator.isLeader();
   }
 
+  /** The replicator's status (role, leader, term, indexes), for operators. */
+  public java.util.Map<String, Object> replicationStatus() {
+    return replicator.status();
+  }
+
   /** Whether {@link #close} has begun. */
   public boolean isClosed() {
     return closed;
