@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * history checked: never more held than the capacity, fencing tokens and arrival sequences in
  * real-time order, and every permit back at the end. Longer runs: raise {@code -Dfault.seconds}.
  */
+@Timeout(value = 180, unit = TimeUnit.SECONDS) // a hung cluster must fail, not stall CI
 class ClusterFaultTest {
   private static final int CLIENTS = 8;
   private static final int PERMITS = 2;

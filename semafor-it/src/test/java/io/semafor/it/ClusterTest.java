@@ -16,9 +16,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The same operations through a 3-node Raft cluster in this JVM, and what survives a leader. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS) // a hung cluster must fail, not stall CI
 class ClusterTest {
   @TempDir Path dir;
 

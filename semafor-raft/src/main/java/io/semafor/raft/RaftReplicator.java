@@ -54,6 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class RaftReplicator implements Replicator, SemaforStateMachine.Owner {
   private static final Logger log = LoggerFactory.getLogger(RaftReplicator.class);
   private static final int MAX_BATCH = 8192;
+  private static final java.time.Duration CLOSE_TIMEOUT = java.time.Duration.ofSeconds(5);
 
   /**
    * Entries in flight at once. Four were measured to be worse than one here (W1 C=16: 134 against
@@ -320,15 +321,35 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     }
     closed = true;
     leader = false;
+    // Ratis's close can wait forever for peers that are gone (seen in tests when the other nodes
+    // were already stopped): bound it, so a node's shutdown (and a test's) always ends
+    Thread closer =
+        new Thread(
+            () -> {
+              try {
+                client.close();
+              } catch (IOException e) {
+                log.debug("closing the Raft client", e);
+              }
+              try {
+                server.close();
+              } catch (IOException e) {
+                log.warn("closing the Raft server", e);
+              }
+            },
+            "semafor-raft-close-" + config.nodeId());
+    closer.setDaemon(true);
+    closer.start();
     try {
-      client.close();
-    } catch (IOException e) {
-      log.debug("closing the Raft client", e);
+      closer.join(CLOSE_TIMEOUT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    try {
-      server.close();
-    } catch (IOException e) {
-      log.warn("closing the Raft server", e);
+    if (closer.isAlive()) {
+      log.warn(
+          "Raft member {} did not close within {}; leaving it to the process's exit",
+          config.nodeId(),
+          CLOSE_TIMEOUT);
     }
   }
 
