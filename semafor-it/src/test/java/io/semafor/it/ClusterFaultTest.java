@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
-import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -151,22 +150,7 @@ class ClusterFaultTest {
               () -> {
                 try {
                   start.await();
-                  long end = System.nanoTime() + RUN.toNanos();
-                  while (System.nanoTime() < end) {
-                    long invoked = System.nanoTime();
-                    Permit permit = pool.acquirePermit(1);
-                    long returned = System.nanoTime();
-                    long releaseInvoked = System.nanoTime();
-                    permit.release();
-                    recorder.hold(
-                        1,
-                        invoked,
-                        returned,
-                        permit.token(),
-                        permit.sequence(),
-                        releaseInvoked,
-                        System.nanoTime());
-                  }
+                  recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
                 } catch (Throwable e) {
                   failure.compareAndSet(null, e);
                 }

@@ -3,7 +3,6 @@ package io.semafor.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.semafor.client.NamedSemaphore;
-import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
@@ -39,22 +38,7 @@ class ContentionTest {
                 () -> {
                   try {
                     start.await();
-                    long end = System.nanoTime() + RUN.toNanos();
-                    while (System.nanoTime() < end) {
-                      long invoked = System.nanoTime();
-                      Permit permit = pool.acquirePermit(1);
-                      long returned = System.nanoTime();
-                      long releaseInvoked = System.nanoTime();
-                      permit.release();
-                      recorder.hold(
-                          1,
-                          invoked,
-                          returned,
-                          permit.token(),
-                          permit.sequence(),
-                          releaseInvoked,
-                          System.nanoTime());
-                    }
+                    recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
                   } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                   }

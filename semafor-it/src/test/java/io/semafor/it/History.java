@@ -1,5 +1,7 @@
 package io.semafor.it;
 
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.Permit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -54,6 +56,28 @@ final class History {
               sequence,
               releaseInvoked,
               releaseReturned));
+    }
+
+    /**
+     * Takes one owned permit of {@code pool} and gives it back, again and again until {@code
+     * endNanos}, recording each hold as the client saw it.
+     */
+    void acquireAndReleaseUntil(NamedSemaphore pool, long endNanos) throws InterruptedException {
+      while (System.nanoTime() < endNanos) {
+        long invoked = System.nanoTime();
+        Permit permit = pool.acquirePermit(1);
+        long returned = System.nanoTime();
+        long releaseInvoked = System.nanoTime();
+        permit.release();
+        hold(
+            1,
+            invoked,
+            returned,
+            permit.token(),
+            permit.sequence(),
+            releaseInvoked,
+            System.nanoTime());
+      }
     }
   }
 

@@ -167,7 +167,7 @@ final class Workloads {
    * (one round trip stands for the acquire, one for the release).
    */
   static Result echo(int port, int clients, Duration warmup, Duration duration) throws Exception {
-    List<Socket> sockets = new ArrayList<>();
+    List<EchoConnection> connections = new ArrayList<>();
     try {
       return run(
           "echo",
@@ -175,24 +175,19 @@ final class Workloads {
           warmup,
           duration,
           c -> {
-            Socket socket = new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port);
-            sockets.add(socket);
-            socket.setTcpNoDelay(true);
-            OutputStream out = socket.getOutputStream();
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            byte[] request = new byte[16];
-            byte[] response = new byte[16];
+            EchoConnection echo = new EchoConnection(port);
+            connections.add(echo);
             return () -> {
               long t0 = System.nanoTime();
-              roundTrip(out, in, request, response);
+              echo.roundTrip();
               long latency = System.nanoTime() - t0;
-              roundTrip(out, in, request, response);
+              echo.roundTrip();
               return latency;
             };
           });
     } finally {
-      for (Socket s : sockets) {
-        s.close();
+      for (EchoConnection e : connections) {
+        e.close();
       }
     }
   }
@@ -203,7 +198,7 @@ final class Workloads {
    * is most of the cost, and W3 cannot wake fewer than this.
    */
   static Result echoAfterIdle(int port, Duration warmup, Duration duration) throws Exception {
-    List<Socket> sockets = new ArrayList<>();
+    List<EchoConnection> connections = new ArrayList<>();
     try {
       return run(
           "echo-idle",
@@ -211,31 +206,46 @@ final class Workloads {
           warmup,
           duration,
           c -> {
-            Socket socket = new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port);
-            sockets.add(socket);
-            socket.setTcpNoDelay(true);
-            OutputStream out = socket.getOutputStream();
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            byte[] request = new byte[16];
-            byte[] response = new byte[16];
+            EchoConnection echo = new EchoConnection(port);
+            connections.add(echo);
             return () -> {
               LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
               long t0 = System.nanoTime();
-              roundTrip(out, in, request, response);
+              echo.roundTrip();
               return System.nanoTime() - t0;
             };
           });
     } finally {
-      for (Socket s : sockets) {
-        s.close();
+      for (EchoConnection e : connections) {
+        e.close();
       }
     }
   }
 
-  private static void roundTrip(
-      OutputStream out, DataInputStream in, byte[] request, byte[] response) throws IOException {
-    out.write(request);
-    in.readFully(response);
+  /** A plain blocking socket to the echo server: 16 bytes out, 16 back. */
+  private static final class EchoConnection implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+    private final DataInputStream in;
+    private final byte[] request = new byte[16];
+    private final byte[] response = new byte[16];
+
+    EchoConnection(int port) throws IOException {
+      socket = new Socket(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port);
+      socket.setTcpNoDelay(true);
+      out = socket.getOutputStream();
+      in = new DataInputStream(socket.getInputStream());
+    }
+
+    void roundTrip() throws IOException {
+      out.write(request);
+      in.readFully(response);
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
   }
 
   private static synchronized SemaforClient connect(
