@@ -95,38 +95,34 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    ServerConfig config;
-    try {
-      config =
-          ServerConfig.builder()
-              .host(host)
-              .port(port)
-              .adminPort(adminPort)
-              .defaultSessionTtl(sessionTtl)
-              .ioThreads(ioThreads)
-              .maxSemaphoreSeries(maxSemaphoreSeries)
-              .build();
-    } catch (IllegalArgumentException e) {
-      throw new picocli.CommandLine.ParameterException(
-          new picocli.CommandLine(this), String.valueOf(e.getMessage()), e, null, null);
-    }
     if (nodeId == null && peers == null && dataDir == null) {
-      Main.run(config);
+      Main.run(serverConfig(host, port));
       return ExitCodes.OK;
     }
     ClusterConfig cluster = cluster();
     ClusterConfig.Peer self = cluster.self();
-    ServerConfig node =
-        ServerConfig.builder()
-            .host(self.host())
-            .port(self.clientPort())
-            .adminPort(adminPort)
-            .defaultSessionTtl(sessionTtl)
-            .ioThreads(ioThreads)
-            .maxSemaphoreSeries(maxSemaphoreSeries)
-            .build();
-    Main.run(node, (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
+    Main.run(
+        serverConfig(self.host(), self.clientPort()),
+        (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
     return ExitCodes.OK;
+  }
+
+  /**
+   * The server's settings, listening on {@code listenHost:listenPort}; a bad one is a usage error.
+   */
+  private ServerConfig serverConfig(String listenHost, int listenPort) {
+    try {
+      return ServerConfig.builder()
+          .host(listenHost)
+          .port(listenPort)
+          .adminPort(adminPort)
+          .defaultSessionTtl(sessionTtl)
+          .ioThreads(ioThreads)
+          .maxSemaphoreSeries(maxSemaphoreSeries)
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw usage(String.valueOf(e.getMessage()));
+    }
   }
 
   private ClusterConfig cluster() {
