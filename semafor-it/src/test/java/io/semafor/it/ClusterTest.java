@@ -12,8 +12,12 @@ import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -73,6 +77,52 @@ class ClusterTest {
       assertThat(handed.token()).isGreaterThan(held.token());
       handed.release();
       assertThat(x.value()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Entries complete on Ratis threads while clients keep submitting: the leader must go on serving
+   * (a completion and a submission once deadlocked on Ratis's window lock and the send lock).
+   */
+  @Test
+  void manyClientsKeepBeingServedWhileEntriesCompleteUnderThem() throws Exception {
+    int clients = 8;
+    Duration run = Duration.ofSeconds(4);
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000)) {
+      try (SemaforClient setup = cluster.client(Duration.ofSeconds(10))) {
+        setup.create("busy", 2);
+      }
+      List<CompletableFuture<Integer>> loops = new ArrayList<>();
+      ExecutorService pool = Executors.newFixedThreadPool(clients);
+      try {
+        for (int c = 0; c < clients; c++) {
+          loops.add(CompletableFuture.supplyAsync(() -> acquireAndReleaseFor(cluster, run), pool));
+        }
+        for (CompletableFuture<Integer> loop : loops) {
+          assertThat(loop.get(60, TimeUnit.SECONDS)).isPositive();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      try (SemaforClient check = cluster.client(Duration.ofSeconds(10))) {
+        assertThat(check.semaphore("busy").value()).isEqualTo(2);
+      }
+    }
+  }
+
+  private static int acquireAndReleaseFor(TestCluster cluster, Duration run) {
+    try (SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore busy = client.semaphore("busy");
+      long end = System.nanoTime() + run.toNanos();
+      int pairs = 0;
+      while (System.nanoTime() < end) {
+        busy.acquirePermit(1).release();
+        pairs++;
+      }
+      return pairs;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

@@ -17,8 +17,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -57,11 +60,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private static final java.time.Duration CLOSE_TIMEOUT = java.time.Duration.ofSeconds(5);
 
   /**
-   * Entries in flight at once. Four were measured to be worse than one here (W1 C=16: 134 against
-   * 445 pairs/s; decision 0015): every entry costs the same chain of hand-offs inside Ratis, so
-   * smaller entries only multiply them. With one in flight a completion may send the next entry
-   * from Ratis's callback without ever waiting for a submitting thread inside Ratis (with several,
-   * that wait deadlocked a node).
+   * Entries in flight at once. Here every entry costs the nodes about the same CPU inside Ratis
+   * whatever it carries, and the three nodes are CPU-bound under load, so more entries in flight
+   * (smaller ones) were measured worse: W1 C=16 with three in flight 644 pairs/s after warm-up
+   * against 1,000–1,250 with one (decision 0015).
    */
   private static final int MAX_OUTSTANDING = 1;
 
@@ -76,17 +78,19 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private final RaftGroup group;
 
   /**
-   * Replaced after a failed send: a Ratis client's ordered window closes for good on failure.
-   * Written under {@link #sendLock}.
+   * Replaced after a failed send (see {@link #usableClient}); written holding {@link #sendLock}.
    */
   private volatile RaftClient client;
 
+  /** The client whose request last failed, or null. */
+  private volatile @Nullable RaftClient failedClient;
+
   private final RaftPeerId selfId;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
-  private final Object sendLock = new Object();
+  private final ReentrantLock sendLock = new ReentrantLock();
 
-  /** Entries sent and not yet answered; guarded by {@link #sendLock}. */
-  private int outstanding;
+  /** Entries sent and not yet answered. */
+  private final AtomicInteger outstanding = new AtomicInteger();
 
   private final AtomicLong nextBatch = new AtomicLong();
   private final AtomicLong nextRead = new AtomicLong();
@@ -190,51 +194,81 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   /**
    * Sends what is queued as entries while fewer than {@link #MAX_OUTSTANDING} are in flight; a
-   * completion sends what queued meanwhile. One lock keeps entries leaving in queue order, and
-   * Ratis's ordered client keeps them in that order in the log.
+   * completion sends what queued meanwhile. Only the thread holding {@link #sendLock} drains and
+   * sends, so entries leave in queue order and Ratis's ordered client keeps them in that order in
+   * the log.
+   *
+   * <p>Nobody ever waits for {@link #sendLock}: Ratis completes a request's future while holding
+   * its sliding window's lock, and {@code send} takes that lock, so a completion that waited for
+   * ours while a submitting thread held ours and waited in {@code send} would stop the node (this
+   * happened; decision 0015). A thread that finds the lock taken leaves its work to the holder,
+   * which looks again after unlocking.
    */
-  @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles every outcome
   private void sendNext() {
-    synchronized (sendLock) {
-      while (!queue.isEmpty() && outstanding < MAX_OUTSTANDING) {
-        List<Object> items = new ArrayList<>();
-        List<@Nullable Object> contexts = new ArrayList<>();
-        for (Pending p = queue.poll();
-            p != null;
-            p = items.size() < MAX_BATCH ? queue.poll() : null) {
-          items.add(p.item());
-          contexts.add(p.context());
+    while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
+      if (!sendLock.tryLock()) {
+        return; // the holder looks again after unlocking
+      }
+      try {
+        while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
+          sendOneEntry();
         }
-        if (items.isEmpty()) {
-          return;
-        }
-        long batch = nextBatch.incrementAndGet();
-        inFlight.put(batch, new Batch(items, contexts));
-        Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
-        RaftClient used = client;
-        outstanding++;
-        used.async()
-            .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
-            .whenComplete((reply, error) -> sent(used, batch, reply, error));
+      } finally {
+        sendLock.unlock();
       }
     }
   }
 
+  /** Drains the queue into one entry and sends it; called holding {@link #sendLock}. */
+  @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles every outcome
+  private void sendOneEntry() {
+    List<Object> items = new ArrayList<>();
+    List<@Nullable Object> contexts = new ArrayList<>();
+    for (Pending p = queue.poll(); p != null; p = items.size() < MAX_BATCH ? queue.poll() : null) {
+      items.add(p.item());
+      contexts.add(p.context());
+    }
+    if (items.isEmpty()) {
+      return;
+    }
+    RaftClient used = usableClient();
+    long batch = nextBatch.incrementAndGet();
+    inFlight.put(batch, new Batch(items, contexts));
+    Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
+    outstanding.incrementAndGet();
+    used.async()
+        .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
+        .whenComplete((reply, error) -> sent(used, batch, reply, error));
+  }
+
+  /**
+   * The client to send with: a Ratis client's ordered window closes for good when a request fails,
+   * so the first send after a failure replaces it. Called holding {@link #sendLock}.
+   */
+  private RaftClient usableClient() {
+    RaftClient current = client;
+    if (failedClient == current && !closed) {
+      client = newClient();
+      // closed elsewhere: this thread may be inside the failed client's own completion
+      ForkJoinPool.commonPool().execute(() -> closeQuietly(current));
+    }
+    return client;
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      log.debug("closing a failed Raft client", e);
+    }
+  }
+
+  /** Runs on a Ratis thread that holds the client's window lock: it must never wait for ours. */
   private void sent(
       RaftClient used, long batch, @Nullable RaftClientReply reply, @Nullable Throwable error) {
     boolean failed = error != null || reply == null || !reply.isSuccess();
-    synchronized (sendLock) {
-      outstanding--;
-      if (failed && client == used && !closed) {
-        client = newClient(); // the failed client's ordered window is closed for good
-        try {
-          used.close();
-        } catch (IOException e) {
-          log.debug("closing a failed Raft client", e);
-        }
-      }
-    }
     if (failed) {
+      failedClient = used;
       Batch refused = inFlight.remove(batch);
       if (refused != null) {
         log.debug(
@@ -251,6 +285,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         }
       }
     }
+    outstanding.decrementAndGet();
     sendNext();
   }
 

