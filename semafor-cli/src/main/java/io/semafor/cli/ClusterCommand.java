@@ -3,9 +3,11 @@ package io.semafor.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,14 +17,140 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(
     name = "cluster",
-    description = "Inspect a cluster.",
+    description = "Inspect a cluster and change its membership.",
     mixinStandardHelpOptions = true,
-    subcommands = {ClusterCommand.Status.class})
+    subcommands = {
+      ClusterCommand.Status.class,
+      ClusterCommand.Add.class,
+      ClusterCommand.Remove.class
+    })
 final class ClusterCommand {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What {@code add} and {@code remove} share: where to send the change and how to report it. */
+  abstract static class MembershipChange implements Callable<Integer> {
+    @Option(
+        names = "--admin",
+        paramLabel = "HOST:PORT,...",
+        required = true,
+        description =
+            "Admin addresses of current members; the first that answers makes the change.")
+    String admin = "";
+
+    @Option(names = "--json", description = "Print one JSON object instead of text.")
+    boolean json;
+
+    @Spec CommandSpec spec = CommandSpec.create();
+
+    abstract HttpRequest.Builder request(URI members);
+
+    abstract String done(String members);
+
+    @Override
+    public Integer call() throws InterruptedException {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      Output output = new Output(spec.commandLine().getOut(), json);
+      for (String address : admin.split(",", -1)) {
+        HttpResponse<String> response;
+        try {
+          URI members = URI.create("http://" + address.trim() + "/cluster/members");
+          // a change waits for the new member to catch up: up to a minute on the node's side
+          response =
+              http.send(
+                  request(members).timeout(Duration.ofSeconds(90)).build(),
+                  HttpResponse.BodyHandlers.ofString());
+        } catch (IOException | IllegalArgumentException e) {
+          continue; // this node did not answer: try the next one
+        }
+        Map<String, Object> body;
+        try {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> parsed = JSON.readValue(response.body(), Map.class);
+          body = parsed;
+        } catch (IOException e) {
+          body = Output.fields("error", "UNAVAILABLE", "message", response.body());
+        }
+        if (response.statusCode() == 200) {
+          String list = String.valueOf(body.get("members"));
+          output.result(done(list), Output.fields("members", List.of(list.split(",", -1))));
+          return ExitCodes.OK;
+        }
+        String code = String.valueOf(body.getOrDefault("error", "UNAVAILABLE"));
+        String message = String.valueOf(body.getOrDefault("message", ""));
+        if (json) {
+          output.result("", Output.fields("error", code, "message", message));
+        } else {
+          spec.commandLine().getErr().println("semafor: " + code + ": " + message);
+          spec.commandLine().getErr().flush();
+        }
+        return response.statusCode() == 400 ? ExitCodes.USAGE : ExitCodes.FAILED;
+      }
+      String message = "no admin endpoint answered at " + admin;
+      if (json) {
+        output.result("", Output.fields("error", "UNAVAILABLE", "message", message));
+      } else {
+        spec.commandLine().getErr().println("semafor: UNAVAILABLE: " + message);
+        spec.commandLine().getErr().flush();
+      }
+      return ExitCodes.UNREACHABLE;
+    }
+  }
+
+  @Command(
+      name = "add",
+      description = {
+        "Add a member through Raft reconfiguration. Start the new node first with",
+        "`semafor server --join`; the leader brings it up to date (log or snapshot) before the",
+        "change commits. One member at a time. Exit 0 with the members after the change."
+      },
+      mixinStandardHelpOptions = true)
+  static final class Add extends MembershipChange {
+    @Parameters(
+        index = "0",
+        paramLabel = "ID=HOST:CLIENT_PORT:RAFT_PORT",
+        description = "The new member, written as in --peers.")
+    String member = "";
+
+    @Override
+    HttpRequest.Builder request(URI members) {
+      return HttpRequest.newBuilder(members)
+          .POST(HttpRequest.BodyPublishers.ofString(member, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    String done(String members) {
+      return "members: " + members;
+    }
+  }
+
+  @Command(
+      name = "remove",
+      description = {
+        "Remove a member through Raft reconfiguration. A removed leader steps down; the",
+        "removed node serves no one and can then be stopped. Exit 0 with the members after."
+      },
+      mixinStandardHelpOptions = true)
+  static final class Remove extends MembershipChange {
+    @Parameters(index = "0", paramLabel = "ID", description = "The member's node id.")
+    String id = "";
+
+    @Override
+    HttpRequest.Builder request(URI members) {
+      return HttpRequest.newBuilder(
+              members.resolve("/cluster/members/" + URLEncoder.encode(id, StandardCharsets.UTF_8)))
+          .DELETE();
+    }
+
+    @Override
+    String done(String members) {
+      return "members: " + members;
+    }
+  }
 
   @Command(
       name = "status",
@@ -32,8 +160,6 @@ final class ClusterCommand {
       },
       mixinStandardHelpOptions = true)
   static final class Status implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Option(
         names = "--admin",
         paramLabel = "HOST:PORT,...",

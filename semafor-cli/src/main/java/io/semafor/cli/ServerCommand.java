@@ -85,6 +85,13 @@ final class ServerCommand implements Callable<Integer> {
   @Nullable Path dataDir;
 
   @Option(
+      names = "--join",
+      description =
+          "Join a running cluster instead of forming one: start with no members and wait for"
+              + " `semafor cluster add` (--peers then needs only this node).")
+  boolean join;
+
+  @Option(
       names = "--durability",
       paramLabel = "fsync|replicated",
       defaultValue = "fsync",
@@ -95,7 +102,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (nodeId == null && peers == null && dataDir == null) {
+    if (nodeId == null && peers == null && dataDir == null && !join) {
       Main.run(serverConfig(host, port));
       return ExitCodes.OK;
     }
@@ -137,7 +144,8 @@ final class ServerCommand implements Callable<Integer> {
               throw usage("--durability: '" + durability + "' is neither fsync nor replicated");
         };
     try {
-      return ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
+      ClusterConfig config = ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
+      return join ? config.joining() : config;
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()));
     }

@@ -258,6 +258,22 @@ class CliTest {
   }
 
   @Test
+  void clusterAddOnASingleNodeSaysItIsNotAClusterAndChangesNothing() throws Exception {
+    try (EmbeddedSemafor node =
+        EmbeddedSemafor.start(io.semafor.server.ServerConfig.builder().port(0).adminPort(0))) {
+      String admin =
+          "127.0.0.1:" + java.util.Objects.requireNonNull(node.server().adminAddress()).getPort();
+      Finished add =
+          CliProcess.runRaw("cluster", "add", "n4=127.0.0.1:7630:7730", "--admin", admin, "--json");
+      assertThat(add.status()).isEqualTo(1);
+      assertThat(JSON.readTree(add.out()).get("error").asText()).isEqualTo("NOT_A_CLUSTER");
+      Finished remove = CliProcess.runRaw("cluster", "remove", "n1", "--admin", admin);
+      assertThat(remove.status()).isEqualTo(1);
+      assertThat(remove.err()).contains("NOT_A_CLUSTER");
+    }
+  }
+
+  @Test
   void watchPrintsTheStateAndThenEachChange() throws Exception {
     NamedSemaphore x = client.create("x", 1);
     Process watch = CliProcess.start(server, "watch", "x", "--json", "--changes", "3");

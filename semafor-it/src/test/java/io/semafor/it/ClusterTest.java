@@ -1,6 +1,7 @@
 package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.Lease;
@@ -10,6 +11,7 @@ import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
+import io.semafor.raft.RaftReplicator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,6 +125,94 @@ class ClusterTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aFollowerBehindTheCompactedLogIsSentASnapshotAndCatchesUp() throws Exception {
+    try (TestCluster cluster =
+            TestCluster.start(3, dir, 40, TestCluster.SMALL_LOG_SEGMENTS); // snapshot, then compact
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore x = client.create("x", 0);
+      int leader = cluster.awaitLeader();
+      int lagging = (leader + 1) % 3;
+      cluster.stopNode(lagging);
+      long stoppedAt = cluster.statusNumber(leader, "commitIndex");
+      for (int i = 0; i < 300; i++) {
+        x.increment(1);
+      }
+      // the entries the stopped follower lacks are gone from the leader's log
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> cluster.statusNumber(leader, "logStartIndex") > stoppedAt + 1);
+
+      cluster.startNode(lagging);
+      long commit = cluster.statusNumber(leader, "commitIndex");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> cluster.statusNumber(lagging, "appliedIndex") >= commit);
+      assertThat(cluster.statusNumber(lagging, "snapshotIndex")).isGreaterThan(stoppedAt);
+
+      // its state is whole: once it leads, it answers from it
+      cluster.replicator(leader).transferLeadership(cluster.id(lagging), Duration.ofSeconds(20));
+      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.replicator(lagging).isLeader());
+      assertThat(x.value()).isEqualTo(300);
+      assertThat(x.increment(1)).isEqualTo(301);
+    }
+  }
+
+  @Test
+  void aNodeAddedToTheClusterGetsTheStateAndCanLead() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 40, TestCluster.SMALL_LOG_SEGMENTS);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore x = client.create("x", 0);
+      for (int i = 0; i < 200; i++) {
+        x.increment(1);
+      }
+      int added = cluster.startJoiningNode();
+      int any = (cluster.awaitLeader() + 1) % 3; // a follower can make the change too
+      assertThat(cluster.replicator(any).addMember(cluster.memberText(added)))
+          .containsExactly("n1", "n2", "n3", "n4");
+
+      int leader = cluster.awaitLeader();
+      cluster.replicator(leader).transferLeadership(cluster.id(added), Duration.ofSeconds(20));
+      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.replicator(added).isLeader());
+      assertThat(x.value()).isEqualTo(200);
+      assertThat(cluster.replicator(added).status().get("members")).isEqualTo("n1,n2,n3,n4");
+    }
+  }
+
+  @Test
+  void removingTheLeaderMovesLeadershipAndTheRestServe() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore x = client.create("x", 1);
+      int leader = cluster.awaitLeader();
+      assertThat(cluster.replicator(leader).removeMember(cluster.id(leader))).hasSize(2);
+
+      int next =
+          await().atMost(Duration.ofSeconds(20)).until(cluster::awaitLeader, i -> i != leader);
+      assertThat(cluster.replicator(next).status().get("members"))
+          .asString()
+          .doesNotContain(cluster.id(leader));
+      assertThat(x.increment(1)).isEqualTo(2); // the client follows to the new leader
+    }
+  }
+
+  @Test
+  void aMembershipChangeNamingNoMemberIsRefusedAndChangesNothing() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000)) {
+      RaftReplicator any = cluster.replicator(cluster.awaitLeader());
+      assertThatThrownBy(() -> any.removeMember("n9"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("member: n9");
+      assertThatThrownBy(() -> any.addMember("n2=127.0.0.1:1:2"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("already a member");
+      assertThatThrownBy(() -> any.addMember("n5"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("id=host:clientPort:raftPort");
+      assertThat(any.status().get("members")).isEqualTo("n1,n2,n3");
     }
   }
 

@@ -23,29 +23,44 @@ import org.jspecify.annotations.Nullable;
  * log and ports: for fast tests of everything the cluster does except process death.
  */
 final class TestCluster implements AutoCloseable {
-  private final List<ClusterConfig.Peer> peers;
+  /** Room for nodes added after the start. */
+  private static final int MAX_NODES = 8;
+
+  /** Small enough that a few hundred commands close segments the log can then compact. */
+  static final long SMALL_LOG_SEGMENTS = 1024;
+
+  private final List<ClusterConfig.Peer> peers = new ArrayList<>();
+  private final List<ClusterConfig.Peer> seeds;
   private final Path dir;
   private final ClusterConfig.Durability durability;
   private final long snapshotEvery;
-  private final @Nullable SemaforServer[] servers;
-  private final @Nullable RaftReplicator[] replicators;
+  private final long logSegmentBytes;
+  private final @Nullable SemaforServer[] servers = new SemaforServer[MAX_NODES];
+  private final @Nullable RaftReplicator[] replicators = new RaftReplicator[MAX_NODES];
 
-  private TestCluster(int size, Path dir, long snapshotEvery) {
+  private TestCluster(int size, Path dir, long snapshotEvery, long logSegmentBytes) {
     this.dir = dir;
     this.durability = ClusterConfig.Durability.REPLICATED;
     this.snapshotEvery = snapshotEvery;
-    List<ClusterConfig.Peer> list = new ArrayList<>();
+    this.logSegmentBytes = logSegmentBytes;
     for (int i = 0; i < size; i++) {
-      list.add(new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
+      peers.add(newPeer(i));
     }
-    this.peers = List.copyOf(list);
-    this.servers = new SemaforServer[size];
-    this.replicators = new RaftReplicator[size];
+    this.seeds = List.copyOf(peers);
+  }
+
+  private static ClusterConfig.Peer newPeer(int i) {
+    return new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort());
   }
 
   /** Starts {@code size} nodes and waits for a leader. */
   static TestCluster start(int size, Path dir, long snapshotEvery) {
-    TestCluster cluster = new TestCluster(size, dir, snapshotEvery);
+    return start(size, dir, snapshotEvery, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+  }
+
+  /** Starts {@code size} nodes whose logs roll segments at {@code logSegmentBytes}. */
+  static TestCluster start(int size, Path dir, long snapshotEvery, long logSegmentBytes) {
+    TestCluster cluster = new TestCluster(size, dir, snapshotEvery, logSegmentBytes);
     for (int i = 0; i < size; i++) {
       cluster.startNode(i);
     }
@@ -61,18 +76,41 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts a new node that joins instead of forming a cluster (it knows only itself), and returns
+   * its index; it is a member once {@code addMember(peer(i).spec)} commits.
+   */
+  int startJoiningNode() {
+    int i = peers.size();
+    peers.add(newPeer(i));
+    start(i, true);
+    return i;
+  }
+
+  /** Node {@code i}'s member text, {@code id=host:clientPort:raftPort}. */
+  String memberText(int i) {
+    ClusterConfig.Peer p = peers.get(i);
+    return p.id() + "=" + p.host() + ":" + p.clientPort() + ":" + p.raftPort();
+  }
+
   /** Starts (or restarts, from its log and snapshots) node {@code i}. */
   void startNode(int i) {
+    start(i, false);
+  }
+
+  private void start(int i, boolean join) {
     ClusterConfig.Peer self = peers.get(i);
     ClusterConfig config =
         new ClusterConfig(
             self.id(),
-            peers,
+            join ? List.of(self) : seeds,
             dir.resolve(self.id()),
             durability,
             Duration.ofSeconds(1),
             Duration.ofSeconds(2),
-            snapshotEvery);
+            snapshotEvery,
+            logSegmentBytes,
+            join);
     AtomicReference<RaftReplicator> made = new AtomicReference<>();
     try {
       servers[i] =
@@ -98,6 +136,20 @@ final class TestCluster implements AutoCloseable {
       servers[i] = null;
       replicators[i] = null;
     }
+  }
+
+  /** Node {@code i}'s replicator; it must be running. */
+  RaftReplicator replicator(int i) {
+    RaftReplicator r = replicators[i];
+    if (r == null) {
+      throw new IllegalStateException("node " + i + " is not running");
+    }
+    return r;
+  }
+
+  /** Node {@code i}'s status as {@code semafor cluster status} shows it. */
+  long statusNumber(int i, String key) {
+    return ((Number) replicator(i).status().get(key)).longValue();
   }
 
   /** The index of the leader, waiting up to 20 s for one. */
@@ -134,6 +186,11 @@ final class TestCluster implements AutoCloseable {
 
   int size() {
     return peers.size();
+  }
+
+  /** Node {@code i}'s id. */
+  String id(int i) {
+    return peers.get(i).id();
   }
 
   @Override

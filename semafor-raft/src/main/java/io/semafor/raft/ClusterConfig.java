@@ -9,11 +9,20 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One node's view of its cluster: who it is, every member with its client and Raft addresses, where
- * its log lives, and how durable an acknowledged command is. Immutable.
+ * One node's view of its cluster: who it is, the members it starts with (each with its client and
+ * Raft addresses), where its log lives, and how durable an acknowledged command is. Immutable.
  *
  * <p>Peers are written {@code id=host:clientPort:raftPort}, comma separated, e.g. {@code
  * n1=127.0.0.1:7400:7500,n2=127.0.0.1:7410:7510,n3=127.0.0.1:7420:7520}.
+ *
+ * <p>The peers only seed a new log: once a node has a log, the membership is what the log says,
+ * changed one member at a time through {@link RaftReplicator#addMember} and {@link
+ * RaftReplicator#removeMember}. A node started with {@code join} starts with no members at all and
+ * waits for the cluster to add it.
+ *
+ * @param snapshotEvery entries between automatic snapshots; the log is compacted up to each one
+ * @param logSegmentBytes the size at which a log segment is closed (only closed segments are
+ *     compacted)
  */
 public record ClusterConfig(
     String nodeId,
@@ -22,7 +31,12 @@ public record ClusterConfig(
     Durability durability,
     Duration electionTimeoutMin,
     Duration electionTimeoutMax,
-    long snapshotEvery) {
+    long snapshotEvery,
+    long logSegmentBytes,
+    boolean join) {
+
+  /** Ratis's own default segment size. */
+  public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
 
   /** A member: its id, the address clients use, and the port Raft traffic uses. */
   public record Peer(String id, String host, int clientPort, int raftPort) {
@@ -57,6 +71,9 @@ public record ClusterConfig(
     if (electionTimeoutMax.compareTo(electionTimeoutMin) <= 0) {
       throw new IllegalArgumentException("electionTimeoutMax must exceed electionTimeoutMin");
     }
+    if (logSegmentBytes < 1024) {
+      throw new IllegalArgumentException("logSegmentBytes: " + logSegmentBytes + " is below 1024");
+    }
   }
 
   /**
@@ -66,7 +83,29 @@ public record ClusterConfig(
   public static ClusterConfig of(
       String nodeId, List<Peer> peers, Path dataDir, Durability durability) {
     return new ClusterConfig(
-        nodeId, peers, dataDir, durability, Duration.ofSeconds(1), Duration.ofSeconds(2), 100_000);
+        nodeId,
+        peers,
+        dataDir,
+        durability,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        100_000,
+        DEFAULT_LOG_SEGMENT_BYTES,
+        false);
+  }
+
+  /** This config for a node that joins a running cluster instead of forming a new one. */
+  public ClusterConfig joining() {
+    return new ClusterConfig(
+        nodeId,
+        peers,
+        dataDir,
+        durability,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        snapshotEvery,
+        logSegmentBytes,
+        true);
   }
 
   /** This node's own entry. */
@@ -100,23 +139,38 @@ public record ClusterConfig(
   public static List<Peer> parsePeers(String text) {
     Map<String, Peer> peers = new LinkedHashMap<>();
     for (String part : text.split(",", -1)) {
-      String p = part.trim();
-      int eq = p.indexOf('=');
-      String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":", -1);
-      if (eq <= 0 || address.length != 3) {
-        throw new IllegalArgumentException("peers: '" + p + "' is not id=host:clientPort:raftPort");
-      }
-      String id = p.substring(0, eq);
-      try {
-        Peer peer =
-            new Peer(id, address[0], Integer.parseInt(address[1]), Integer.parseInt(address[2]));
-        if (peers.put(id, peer) != null) {
-          throw new IllegalArgumentException("peers: " + id + " appears twice");
-        }
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("peers: '" + p + "' has a port that is not a number", e);
+      Peer peer = parsePeer("peers", part);
+      if (peers.put(peer.id(), peer) != null) {
+        throw new IllegalArgumentException("peers: " + peer.id() + " appears twice");
       }
     }
     return new ArrayList<>(peers.values());
+  }
+
+  /**
+   * Parses one {@code id=host:clientPort:raftPort}.
+   *
+   * @param argument the name of the argument it came in, for the error
+   * @throws IllegalArgumentException naming the argument and what is wrong
+   */
+  public static Peer parsePeer(String argument, String text) {
+    String p = text.trim();
+    int eq = p.indexOf('=');
+    String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":", -1);
+    if (eq <= 0 || address.length != 3 || address[0].isEmpty()) {
+      throw new IllegalArgumentException(
+          argument + ": '" + p + "' is not id=host:clientPort:raftPort");
+    }
+    try {
+      int clientPort = Integer.parseInt(address[1]);
+      int raftPort = Integer.parseInt(address[2]);
+      if (clientPort < 1 || clientPort > 65535 || raftPort < 1 || raftPort > 65535) {
+        throw new IllegalArgumentException(argument + ": '" + p + "' has a port outside 1..65535");
+      }
+      return new Peer(p.substring(0, eq), address[0], clientPort, raftPort);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          argument + ": '" + p + "' has a port that is not a number", e);
+    }
   }
 }

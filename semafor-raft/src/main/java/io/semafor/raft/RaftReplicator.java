@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.Message;
@@ -31,11 +32,14 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -58,6 +62,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private static final Logger log = LoggerFactory.getLogger(RaftReplicator.class);
   private static final int MAX_BATCH = 8192;
   private static final java.time.Duration CLOSE_TIMEOUT = java.time.Duration.ofSeconds(5);
+
+  /** How long a membership change may take, catching the new member up included. */
+  private static final java.time.Duration MEMBERSHIP_TIMEOUT = java.time.Duration.ofSeconds(60);
 
   /**
    * Entries in flight at once. Here every entry costs the nodes about the same CPU inside Ratis
@@ -112,9 +119,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     this.selfId = RaftPeerId.valueOf(config.nodeId());
     this.stateMachine =
         new SemaforStateMachine(machine, machine.limits(), listener, this, config.nodeId());
-    this.group = group(config);
     Files.createDirectories(config.dataDir());
     boolean existing = Files.exists(config.dataDir().resolve(GROUP_ID.getUuid().toString()));
+    // a joining node knows no members until the cluster adds it; one with a log reads them there
+    this.group = config.join() && !existing ? RaftGroup.valueOf(GROUP_ID) : group(config);
     this.server =
         RaftServer.newBuilder()
             .setServerId(selfId)
@@ -132,7 +140,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private RaftClient newClient() {
     return RaftClient.newBuilder()
         .setProperties(new RaftProperties())
-        .setRaftGroup(group)
+        .setRaftGroup(RaftGroup.valueOf(GROUP_ID, raftPeer(config.self())))
         .setLeaderId(selfId)
         .setRetryPolicy(RetryPolicies.noRetry())
         .build();
@@ -156,9 +164,23 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   static RaftGroup group(ClusterConfig config) {
     List<RaftPeer> peers = new ArrayList<>();
     for (ClusterConfig.Peer p : config.peers()) {
-      peers.add(RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build());
+      peers.add(raftPeer(p));
     }
     return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  /**
+   * A member as Ratis knows it. Its client address rides in the data-stream address, a field Ratis
+   * leaves alone unless its data-stream transport is configured (it is not here), so the replicated
+   * configuration itself tells every member where to send a member's clients; Ratis's own client
+   * address field would redirect Ratis's clients.
+   */
+  static RaftPeer raftPeer(ClusterConfig.Peer p) {
+    return RaftPeer.newBuilder()
+        .setId(p.id())
+        .setAddress(p.raftAddress())
+        .setDataStreamAddress(p.clientAddress())
+        .build();
   }
 
   private static RaftProperties serverProperties(ClusterConfig config) {
@@ -171,6 +193,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         p, TimeDuration.valueOf(config.electionTimeoutMax().toMillis(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEvery());
+    // compact the log up to each snapshot: a follower too far behind is sent the snapshot
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotEvery()));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
     if (config.durability() == ClusterConfig.Durability.REPLICATED) {
       RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, true);
     }
@@ -319,8 +345,129 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   @Override
   public String leaderHint() {
-    ClusterConfig.Peer p = config.peerOrNull(leaderId);
+    String id = leaderId();
+    if (id.isEmpty()) {
+      return "";
+    }
+    for (RaftPeer p : currentPeers()) {
+      if (p.getId().toString().equals(id)) {
+        String address = p.getDataStreamAddress();
+        return address == null ? "" : address;
+      }
+    }
+    ClusterConfig.Peer p = config.peerOrNull(id);
     return p == null ? "" : p.clientAddress();
+  }
+
+  /** The members now, as this node knows them (the seed peers if it knows nothing yet). */
+  private List<RaftPeer> currentPeers() {
+    try {
+      return new ArrayList<>(server.getDivision(GROUP_ID).getRaftConf().getCurrentPeers());
+    } catch (IOException e) {
+      return new ArrayList<>(group.getPeers());
+    }
+  }
+
+  /**
+   * Adds a member, given as {@code id=host:clientPort:raftPort}, through Ratis's reconfiguration,
+   * and returns the members' ids after the change. Blocks until the change is committed: the leader
+   * first brings the new member up to date (sending it a snapshot if the log was compacted), so the
+   * new node must be running, started with {@link ClusterConfig#join}. One member at a time;
+   * callable on any member.
+   *
+   * @throws IllegalArgumentException if the text is malformed or the id is already a member
+   * @throws IllegalStateException if the cluster refused the change or did not commit it in time
+   */
+  @Override
+  public List<String> addMember(String member) {
+    ClusterConfig.Peer peer = ClusterConfig.parsePeer("member", member);
+    List<RaftPeer> current = currentPeers();
+    if (current.stream().anyMatch(p -> p.getId().toString().equals(peer.id()))) {
+      throw new IllegalArgumentException("member: " + peer.id() + " is already a member");
+    }
+    List<RaftPeer> next = new ArrayList<>(current);
+    next.add(raftPeer(peer));
+    return changeMembers(current, next);
+  }
+
+  /**
+   * Removes the member with this id and returns the members' ids after the change. Blocks until the
+   * change is committed. A removed leader steps down once the change is committed; the removed node
+   * keeps running until it is stopped, serving no one.
+   *
+   * @throws IllegalArgumentException if no member has this id, or it is the last member
+   * @throws IllegalStateException if the cluster refused the change or did not commit it in time
+   */
+  @Override
+  public List<String> removeMember(String id) {
+    List<RaftPeer> current = currentPeers();
+    List<RaftPeer> next = new ArrayList<>(current);
+    if (!next.removeIf(p -> p.getId().toString().equals(id))) {
+      throw new IllegalArgumentException("member: " + id + " is not a member");
+    }
+    if (next.isEmpty()) {
+      throw new IllegalArgumentException("member: " + id + " is the last member");
+    }
+    return changeMembers(current, next);
+  }
+
+  /**
+   * Asks the leader to hand leadership to the member {@code id} (for maintenance of the leader's
+   * machine, or to test a member's state); blocks until it has or {@code timeout} passes.
+   *
+   * @throws IllegalArgumentException if no member has this id
+   * @throws IllegalStateException if the transfer did not complete
+   */
+  public void transferLeadership(String id, java.time.Duration timeout) {
+    List<RaftPeer> current = currentPeers();
+    if (current.stream().noneMatch(p -> p.getId().toString().equals(id))) {
+      throw new IllegalArgumentException("member: " + id + " is not a member");
+    }
+    try (RaftClient admin = adminClient(current)) {
+      RaftClientReply reply =
+          admin.admin().transferLeadership(RaftPeerId.valueOf(id), timeout.toMillis());
+      if (!reply.isSuccess()) {
+        throw new IllegalStateException("leadership was not transferred: " + reply.getException());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("leadership was not transferred: " + e, e);
+    }
+  }
+
+  /** A client for group-wide requests that finds the leader among {@code members} itself. */
+  private RaftClient adminClient(List<RaftPeer> members) {
+    RaftProperties properties = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        properties, TimeDuration.valueOf(MEMBERSHIP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setRaftGroup(RaftGroup.valueOf(GROUP_ID, members))
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                20, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  private List<String> changeMembers(List<RaftPeer> current, List<RaftPeer> next) {
+    try (RaftClient admin = adminClient(current)) {
+      // compare-and-set: a change made meanwhile by someone else fails this one instead of undoing
+      // it
+      RaftClientReply reply =
+          admin
+              .admin()
+              .setConfiguration(
+                  SetConfigurationRequest.Arguments.newBuilder()
+                      .setServersInCurrentConf(current)
+                      .setServersInNewConf(next)
+                      .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                      .build());
+      if (!reply.isSuccess()) {
+        throw new IllegalStateException("the cluster refused the change: " + reply.getException());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("the membership change did not complete: " + e, e);
+    }
+    return next.stream().map(p -> p.getId().toString()).toList();
   }
 
   @Override
@@ -331,13 +478,17 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     out.put("role", leader ? "leader" : "follower");
     out.put("leader", leaderId());
     out.put(
-        "members", String.join(",", config.peers().stream().map(ClusterConfig.Peer::id).toList()));
+        "members",
+        String.join(",", currentPeers().stream().map(p -> p.getId().toString()).toList()));
     out.put("durability", config.durability().name().toLowerCase(Locale.ROOT));
     try {
       RaftServer.Division division = server.getDivision(GROUP_ID);
       out.put("term", division.getInfo().getCurrentTerm());
       out.put("commitIndex", division.getRaftLog().getLastCommittedIndex());
       out.put("appliedIndex", division.getInfo().getLastAppliedIndex());
+      out.put("logStartIndex", division.getRaftLog().getStartIndex());
+      SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+      out.put("snapshotIndex", snapshot == null ? -1 : snapshot.getIndex());
     } catch (IOException e) {
       out.put("error", String.valueOf(e.getMessage()));
     }

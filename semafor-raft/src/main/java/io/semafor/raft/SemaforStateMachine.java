@@ -35,6 +35,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -110,9 +111,32 @@ final class SemaforStateMachine extends BaseStateMachine
     load(storage.loadLatestSnapshot());
   }
 
+  /**
+   * Ratis pauses the machine before installing a snapshot sent by the leader, and asserts it is
+   * paused before calling {@link #reinitialize}.
+   */
+  @Override
+  public void pause() {
+    LifeCycle life = getLifeCycle();
+    if (life.getCurrentState() == LifeCycle.State.NEW) {
+      life.transition(LifeCycle.State.STARTING);
+      life.transition(LifeCycle.State.RUNNING);
+    }
+    if (life.getCurrentState() == LifeCycle.State.RUNNING) {
+      life.transition(LifeCycle.State.PAUSING);
+      life.transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** Loads the snapshot the leader installed, replacing the whole state, and resumes. */
   @Override
   public void reinitialize() throws IOException {
     load(storage.loadLatestSnapshot());
+    LifeCycle life = getLifeCycle();
+    if (life.getCurrentState() == LifeCycle.State.PAUSED) {
+      life.transition(LifeCycle.State.STARTING);
+      life.transition(LifeCycle.State.RUNNING);
+    }
   }
 
   @Override

@@ -55,6 +55,30 @@ public interface Replicator extends AutoCloseable {
     return java.util.Map.of("mode", "single", "role", "leader");
   }
 
+  /**
+   * Adds a member to the replication group, given as {@code id=host:clientPort:raftPort}, and
+   * returns every member's id after the change. Blocks until the change is committed.
+   *
+   * @throws UnsupportedOperationException on a single node, which has no membership
+   * @throws IllegalArgumentException naming {@code member} if it is malformed or already a member
+   * @throws IllegalStateException if the group refused the change or did not commit it in time
+   */
+  default java.util.List<String> addMember(String member) {
+    throw new UnsupportedOperationException("a single node has no members to change");
+  }
+
+  /**
+   * Removes the member with this id and returns every member's id after the change. Blocks until
+   * the change is committed.
+   *
+   * @throws UnsupportedOperationException on a single node, which has no membership
+   * @throws IllegalArgumentException naming {@code member} if no member has this id
+   * @throws IllegalStateException if the group refused the change or did not commit it in time
+   */
+  default java.util.List<String> removeMember(String id) {
+    throw new UnsupportedOperationException("a single node has no members to change");
+  }
+
   /** Stops accepting commands; what was submitted before is applied first. Idempotent. */
   @Override
   void close();

@@ -24,10 +24,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin HTTP endpoint: {@code GET /metrics} (Prometheus text format) and {@code GET /health}
- * (200 with a small JSON body while serving, 503 once stopping). One thread; scrapes read the
+ * The admin HTTP endpoint: {@code GET /metrics} (Prometheus text format), {@code GET /health} (200
+ * with a small JSON body while serving, 503 once stopping), {@code GET /cluster} (this node's view
+ * of its replication), and membership changes: {@code POST /cluster/members} with {@code
+ * id=host:clientPort:raftPort} as the body, {@code DELETE /cluster/members/ID}. Scrapes read the
  * semaphores' state through the replicator like any client read, so they never touch the state
- * machine from the wrong thread. Thread-safe.
+ * machine from the wrong thread. A membership change blocks its own thread until it is committed;
+ * scrapes go on meanwhile on the other. Thread-safe.
  */
 final class AdminServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -51,7 +54,8 @@ final class AdminServer implements AutoCloseable {
     this.server = server;
     this.http = HttpServer.create(new InetSocketAddress(host, port), 16);
     this.executor =
-        Executors.newSingleThreadExecutor(
+        Executors.newFixedThreadPool(
+            2,
             r -> {
               Thread t = new Thread(r, "semafor-admin");
               t.setDaemon(true);
@@ -61,6 +65,7 @@ final class AdminServer implements AutoCloseable {
     http.createContext("/metrics", this::metrics);
     http.createContext("/health", this::health);
     http.createContext("/cluster", this::cluster);
+    http.createContext("/cluster/members", this::members);
     http.start();
   }
 
@@ -69,6 +74,12 @@ final class AdminServer implements AutoCloseable {
   }
 
   private void metrics(HttpExchange exchange) throws IOException {
+    synchronized (metrics) { // two admin threads; one scrape at a time refreshes the gauges
+      metricsLocked(exchange);
+    }
+  }
+
+  private void metricsLocked(HttpExchange exchange) throws IOException {
     try (exchange) {
       if (!exchange.getRequestMethod().equals("GET")) {
         respond(exchange, 405, "text/plain", "GET only\n");
@@ -146,8 +157,78 @@ final class AdminServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Membership changes: {@code POST /cluster/members} adds the member in the body, {@code DELETE
+   * /cluster/members/ID} removes one. 200 with the members after the change; 400 for a bad
+   * argument, 409 on a single node, 503 if the cluster refused or did not commit the change.
+   */
+  private void members(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String method = exchange.getRequestMethod();
+      String path = exchange.getRequestURI().getPath();
+      String rest = path.substring(Math.min(path.length(), "/cluster/members".length()));
+      List<String> members;
+      try {
+        if (method.equals("POST") && (rest.isEmpty() || rest.equals("/"))) {
+          String body;
+          try (var in = exchange.getRequestBody()) {
+            body = new String(in.readNBytes(4096), StandardCharsets.UTF_8).trim();
+          }
+          members = server.addMember(body);
+        } else if (method.equals("DELETE") && rest.startsWith("/") && rest.length() > 1) {
+          members = server.removeMember(rest.substring(1));
+        } else {
+          error(
+              exchange,
+              405,
+              "METHOD_NOT_ALLOWED",
+              "POST /cluster/members or DELETE /cluster/members/ID");
+          return;
+        }
+      } catch (IllegalArgumentException e) {
+        error(exchange, 400, "INVALID_ARGUMENT", String.valueOf(e.getMessage()));
+        return;
+      } catch (UnsupportedOperationException e) {
+        error(exchange, 409, "NOT_A_CLUSTER", String.valueOf(e.getMessage()));
+        return;
+      } catch (IllegalStateException e) {
+        error(exchange, 503, "UNAVAILABLE", String.valueOf(e.getMessage()));
+        return;
+      }
+      respond(
+          exchange,
+          200,
+          "application/json",
+          "{\"members\":\"" + jsonEscape(String.join(",", members)) + "\"}\n");
+    }
+  }
+
+  private static void error(HttpExchange exchange, int status, String code, String message)
+      throws IOException {
+    respond(
+        exchange,
+        status,
+        "application/json",
+        "{\"error\":\"" + code + "\",\"message\":\"" + jsonEscape(message) + "\"}\n");
+  }
+
   private static String jsonEscape(String s) {
-    return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    StringBuilder out = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '"' -> out.append("\\\"");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    return out.toString();
   }
 
   private static void respond(HttpExchange exchange, int status, String type, String body)

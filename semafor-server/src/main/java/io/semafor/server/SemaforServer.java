@@ -163,6 +163,22 @@ public final class SemaforServer implements AutoCloseable {
     return replicator.status();
   }
 
+  /**
+   * Adds a member to this node's cluster (see {@link Replicator#addMember}); blocks until the
+   * change is committed.
+   */
+  public java.util.List<String> addMember(String member) {
+    return replicator.addMember(member);
+  }
+
+  /**
+   * Removes a member from this node's cluster (see {@link Replicator#removeMember}); blocks until
+   * the change is committed.
+   */
+  public java.util.List<String> removeMember(String id) {
+    return replicator.removeMember(id);
+  }
+
   /** Whether {@link #close} has begun. */
   public boolean isClosed() {
     return closed;
