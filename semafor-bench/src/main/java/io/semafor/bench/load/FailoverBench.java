@@ -10,6 +10,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,7 +23,9 @@ import org.HdrHistogram.Histogram;
  * Failover time of a 3-node cluster: starts three {@code semafor server} nodes as separate JVMs on
  * 127.0.0.1, then, trial after trial, kills the leader with SIGKILL and times how long until a
  * client's next increment succeeds on the new leader; restarts the killed node from its log and
- * waits until all three are healthy before the next trial. Stops every node by PID at the end.
+ * waits until all three are healthy before the next trial. Stops every node by PID at the end. Each
+ * trial prints the kill and served times (UTC) to set against the nodes' logs (appended across
+ * restarts in the printed directory), where each new leader logs "leads the group".
  *
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.FailoverBench \
@@ -48,6 +52,7 @@ public final class FailoverBench {
       }
     }
     Path dir = Files.createTempDirectory("semafor-failover");
+    System.out.println("nodes' data and logs: " + dir);
     StringBuilder peers = new StringBuilder();
     for (int i = 0; i < 3; i++) {
       peers
@@ -81,16 +86,20 @@ public final class FailoverBench {
           counter.increment(1);
           int leader = leader(http);
           long t0 = System.nanoTime();
+          LocalTime killedAt = LocalTime.now(ZoneOffset.UTC);
           nodes[leader].destroyForcibly(); // SIGKILL
           counter.increment(1); // blocks through the failover, then succeeds once
           long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+          LocalTime servedAt = LocalTime.now(ZoneOffset.UTC);
           millis.recordValue(ms);
           all.add(ms);
           System.out.printf(
               Locale.ROOT,
-              "trial %d: leader n%d killed, served again after %d ms%n",
+              "trial %d: leader n%d killed at %s, served again at %s: %d ms%n",
               t + 1,
               leader + 1,
+              killedAt,
+              servedAt,
               ms);
           nodes[leader].waitFor(10, TimeUnit.SECONDS);
           nodes[leader] = start(cliJar, leader, peers.toString(), dir, durability);
@@ -137,7 +146,8 @@ public final class FailoverBench {
                 durability));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
-        .redirectOutput(dir.resolve("n" + (i + 1) + ".log").toFile())
+        .redirectOutput(
+            ProcessBuilder.Redirect.appendTo(dir.resolve("n" + (i + 1) + ".log").toFile()))
         .start();
   }
 
