@@ -77,8 +77,10 @@ public record ClusterConfig(
   }
 
   /**
-   * A config with the defaults: election timeouts of 1–2 s (150–300 ms caused spurious elections on
-   * a loaded 2-core machine), a snapshot every 100,000 entries.
+   * A config with the defaults: election timeouts of 0.5–1 s, a snapshot every 100,000 entries.
+   * 150–300 ms caused spurious elections on a loaded 2-core machine; 0.5–1 s caused none with three
+   * nodes' CPUs saturated by 64 clients, and fails over in about half the time of 1–2 s
+   * (docs/benchmarks.md).
    */
   public static ClusterConfig of(
       String nodeId, List<Peer> peers, Path dataDir, Durability durability) {
@@ -87,8 +89,8 @@ public record ClusterConfig(
         peers,
         dataDir,
         durability,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(2),
+        Duration.ofMillis(500),
+        Duration.ofMillis(1000),
         100_000,
         DEFAULT_LOG_SEGMENT_BYTES,
         false);

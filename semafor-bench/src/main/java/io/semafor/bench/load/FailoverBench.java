@@ -14,9 +14,13 @@ import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -173,6 +177,7 @@ public final class FailoverBench {
       }
       if (up >= count) {
         leader(http);
+        awaitInSync(http);
         return;
       }
       Thread.sleep(50);
@@ -180,10 +185,37 @@ public final class FailoverBench {
     throw new IllegalStateException("the nodes did not come up in 60 s");
   }
 
+  /**
+   * Waits until every node follows the same leader in the same term and has applied the same index:
+   * a trial starts from a whole cluster. (Up alone is not enough: a node just restarted can still
+   * be terms behind, and its peers' connections to it in gRPC's reconnect back-off, so the next
+   * failover would wait for them rather than for the election; seen in the logs.)
+   */
+  private static void awaitInSync(HttpClient http) throws InterruptedException {
+    Pattern fields =
+        Pattern.compile("\"leader\":\"(\\w*)\".*\"term\":(\\d+).*\"appliedIndex\":(\\d+)");
+    for (int attempt = 0; attempt < 1200; attempt++) {
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < 3; i++) {
+        Matcher m = fields.matcher(get(http, i, "/cluster"));
+        seen.add(m.find() ? m.group(1) + "/" + m.group(2) + "/" + m.group(3) : "?" + i);
+      }
+      if (seen.size() == 1) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("the nodes did not agree on leader, term and index in 60 s");
+  }
+
   private static String health(HttpClient http, int i) throws InterruptedException {
+    return get(http, i, "/health");
+  }
+
+  private static String get(HttpClient http, int i, String path) throws InterruptedException {
     try {
       return http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ADMIN[i] + "/health"))
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ADMIN[i] + path))
                   .timeout(Duration.ofSeconds(2))
                   .build(),
               HttpResponse.BodyHandlers.ofString())
