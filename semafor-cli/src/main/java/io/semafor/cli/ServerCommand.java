@@ -92,6 +92,16 @@ final class ServerCommand implements Callable<Integer> {
   boolean join;
 
   @Option(
+      names = "--election-timeout",
+      paramLabel = "MIN-MAX",
+      defaultValue = "500ms-1s",
+      description =
+          "A follower that hears nothing from the leader for a random time in this range stands"
+              + " for election (default ${DEFAULT-VALUE}). Shorter fails over sooner; longer"
+              + " leaves more CPU to commands (docs/cluster.md).")
+  String electionTimeout = "500ms-1s";
+
+  @Option(
       names = "--durability",
       paramLabel = "fsync|replicated",
       defaultValue = "fsync",
@@ -145,6 +155,22 @@ final class ServerCommand implements Callable<Integer> {
         };
     try {
       ClusterConfig config = ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
+      String[] range = electionTimeout.split("-", -1);
+      if (range.length != 2) {
+        throw usage("--election-timeout: '" + electionTimeout + "' is not MIN-MAX, e.g. 500ms-1s");
+      }
+      Duration min;
+      Duration max;
+      try {
+        min = Durations.parse(range[0]);
+        max = Durations.parse(range[1]);
+      } catch (picocli.CommandLine.TypeConversionException e) {
+        throw usage("--election-timeout: " + e.getMessage());
+      }
+      if (min == null || max == null) {
+        throw usage("--election-timeout: '" + electionTimeout + "' must be finite");
+      }
+      config = config.withElectionTimeouts(min, max);
       return join ? config.joining() : config;
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()));

@@ -258,6 +258,25 @@ class CliTest {
   }
 
   @Test
+  void aClusterNodeWithABadElectionTimeoutIsAUsageErrorNamingTheOption(@TempDir Path dir)
+      throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--election-timeout",
+            "1s");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).contains("--election-timeout");
+    assertThat(dir.resolve("n1")).doesNotExist(); // nothing was started
+  }
+
+  @Test
   void clusterAddOnASingleNodeSaysItIsNotAClusterAndChangesNothing() throws Exception {
     try (EmbeddedSemafor node =
         EmbeddedSemafor.start(io.semafor.server.ServerConfig.builder().port(0).adminPort(0))) {

@@ -69,7 +69,11 @@ public record ClusterConfig(
       throw new IllegalArgumentException("nodeId: " + nodeId + " is not among the peers " + peers);
     }
     if (electionTimeoutMax.compareTo(electionTimeoutMin) <= 0) {
-      throw new IllegalArgumentException("electionTimeoutMax must exceed electionTimeoutMin");
+      throw new IllegalArgumentException(
+          "electionTimeout: the maximum "
+              + electionTimeoutMax
+              + " must exceed the minimum "
+              + electionTimeoutMin);
     }
     if (logSegmentBytes < 1024) {
       throw new IllegalArgumentException("logSegmentBytes: " + logSegmentBytes + " is below 1024");
@@ -94,6 +98,20 @@ public record ClusterConfig(
         100_000,
         DEFAULT_LOG_SEGMENT_BYTES,
         false);
+  }
+
+  /**
+   * This config with election timeouts drawn between {@code min} and {@code max}.
+   *
+   * @throws IllegalArgumentException if {@code max} does not exceed {@code min}, or {@code min} is
+   *     under 100 ms
+   */
+  public ClusterConfig withElectionTimeouts(Duration min, Duration max) {
+    if (min.compareTo(Duration.ofMillis(100)) < 0) {
+      throw new IllegalArgumentException("electionTimeout: " + min + " is under 100 ms");
+    }
+    return new ClusterConfig(
+        nodeId, peers, dataDir, durability, min, max, snapshotEvery, logSegmentBytes, join);
   }
 
   /** This config for a node that joins a running cluster instead of forming a new one. */
