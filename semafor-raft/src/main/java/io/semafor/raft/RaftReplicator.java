@@ -349,14 +349,22 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     if (id.isEmpty()) {
       return "";
     }
-    for (RaftPeer p : currentPeers()) {
-      if (p.getId().toString().equals(id)) {
-        String address = p.getDataStreamAddress();
-        return address == null ? "" : address;
-      }
+    RaftPeer member = memberOrNull(currentPeers(), id);
+    if (member != null) {
+      String address = member.getDataStreamAddress();
+      return address == null ? "" : address;
     }
     ClusterConfig.Peer p = config.peerOrNull(id);
     return p == null ? "" : p.clientAddress();
+  }
+
+  private static @Nullable RaftPeer memberOrNull(List<RaftPeer> members, String id) {
+    for (RaftPeer p : members) {
+      if (p.getId().toString().equals(id)) {
+        return p;
+      }
+    }
+    return null;
   }
 
   /** The members now, as this node knows them (the seed peers if it knows nothing yet). */
@@ -382,7 +390,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   public List<String> addMember(String member) {
     ClusterConfig.Peer peer = ClusterConfig.parsePeer("member", member);
     List<RaftPeer> current = currentPeers();
-    if (current.stream().anyMatch(p -> p.getId().toString().equals(peer.id()))) {
+    if (memberOrNull(current, peer.id()) != null) {
       throw new IllegalArgumentException("member: " + peer.id() + " is already a member");
     }
     List<RaftPeer> next = new ArrayList<>(current);
@@ -401,10 +409,12 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   @Override
   public List<String> removeMember(String id) {
     List<RaftPeer> current = currentPeers();
-    List<RaftPeer> next = new ArrayList<>(current);
-    if (!next.removeIf(p -> p.getId().toString().equals(id))) {
+    RaftPeer removed = memberOrNull(current, id);
+    if (removed == null) {
       throw new IllegalArgumentException("member: " + id + " is not a member");
     }
+    List<RaftPeer> next = new ArrayList<>(current);
+    next.remove(removed);
     if (next.isEmpty()) {
       throw new IllegalArgumentException("member: " + id + " is the last member");
     }
@@ -420,7 +430,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    */
   public void transferLeadership(String id, java.time.Duration timeout) {
     List<RaftPeer> current = currentPeers();
-    if (current.stream().noneMatch(p -> p.getId().toString().equals(id))) {
+    if (memberOrNull(current, id) == null) {
       throw new IllegalArgumentException("member: " + id + " is not a member");
     }
     try (RaftClient admin = adminClient(current)) {
@@ -450,8 +460,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private List<String> changeMembers(List<RaftPeer> current, List<RaftPeer> next) {
     try (RaftClient admin = adminClient(current)) {
-      // compare-and-set: a change made meanwhile by someone else fails this one instead of undoing
-      // it
+      // compare-and-set: someone else's change made meanwhile fails this one, is not undone
       RaftClientReply reply =
           admin
               .admin()
