@@ -49,8 +49,6 @@ final class ClusterCommand {
 
     abstract HttpRequest.Builder request(URI members);
 
-    abstract String done(String members);
-
     @Override
     public Integer call() throws InterruptedException {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -77,7 +75,7 @@ final class ClusterCommand {
         }
         if (response.statusCode() == 200) {
           String list = String.valueOf(body.get("members"));
-          output.result(done(list), Output.fields("members", List.of(list.split(",", -1))));
+          output.result("members: " + list, Output.fields("members", List.of(list.split(",", -1))));
           return ExitCodes.OK;
         }
         String code = String.valueOf(body.getOrDefault("error", "UNAVAILABLE"));
@@ -121,11 +119,6 @@ final class ClusterCommand {
       return HttpRequest.newBuilder(members)
           .POST(HttpRequest.BodyPublishers.ofString(member, StandardCharsets.UTF_8));
     }
-
-    @Override
-    String done(String members) {
-      return "members: " + members;
-    }
   }
 
   @Command(
@@ -144,11 +137,6 @@ final class ClusterCommand {
       return HttpRequest.newBuilder(
               members.resolve("/cluster/members/" + URLEncoder.encode(id, StandardCharsets.UTF_8)))
           .DELETE();
-    }
-
-    @Override
-    String done(String members) {
-      return "members: " + members;
     }
   }
 
