@@ -40,6 +40,23 @@ final class CliProcess {
     return finish(new ProcessBuilder(command).start(), args);
   }
 
+  /**
+   * Starts {@code semafor ARGS...} as given, its output going to {@code log}; the caller stops it
+   * (by PID, through {@link Process}).
+   */
+  static Process startRaw(Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(Main.class.getName());
+    command.addAll(Arrays.asList(args));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+  }
+
   /** Starts it; the caller stops it (by PID, through {@link Process}). */
   static Process start(String server, String... args) throws IOException {
     return new ProcessBuilder(commandLine(server, args)).start();
