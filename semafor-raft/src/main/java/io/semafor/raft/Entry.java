@@ -12,16 +12,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One log entry: the commands and reads that arrived while the previous entry was in flight, in
- * order, stamped with the leader's log time, and tagged with the node and batch number that
- * proposed them (so that node can find the connections to answer). A read is answered where it
- * falls in the log, which makes it linearizable and ordered after the commands its client sent
- * before it.
+ * One log entry: the commands that arrived while the previous entry was in flight, in order,
+ * stamped with the leader's log time, and tagged with the node and batch number that proposed them
+ * (so that node can find the connections to answer). Reads now take Ratis's read-index path and
+ * never enter the log; {@link Read} items written by the earlier version are still decoded and
+ * answered where they fall (decision 0014).
  */
 record Entry(long logTime, String origin, long batch, List<Object> items) {
   private static final int VERSION = 1;
 
-  /** A read in the log; {@code id} is the proposing node's. */
+  /**
+   * A read, {@code id} being the proposing node's: queued with the commands so it goes out after
+   * them, and found in logs written by the earlier version.
+   */
   record Read(long id, Query query) {}
 
   Entry {

@@ -102,6 +102,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private final AtomicLong nextBatch = new AtomicLong();
   private final AtomicLong nextRead = new AtomicLong();
   private final ConcurrentHashMap<Long, Batch> inFlight = new ConcurrentHashMap<>();
+
+  /** Reads sent on the read-index path and not yet answered, by read id. */
+  private final ConcurrentHashMap<Long, Pending> pendingReads = new ConcurrentHashMap<>();
+
   private volatile boolean leader;
   private volatile String leaderId = "";
   private volatile long epoch;
@@ -191,6 +195,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         p, TimeDuration.valueOf(config.electionTimeoutMin().toMillis(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(
         p, TimeDuration.valueOf(config.electionTimeoutMax().toMillis(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEvery());
     // compact the log up to each snapshot: a follower too far behind is sent the snapshot
@@ -245,26 +250,68 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     }
   }
 
-  /** Drains the queue into one entry and sends it; called holding {@link #sendLock}. */
+  /**
+   * Drains the queue: its commands become one entry, sent first; its reads then go, in order, on
+   * Ratis's read-index path after that entry (read-after-write on the same ordered client), so each
+   * read sees every command queued before it. Called holding {@link #sendLock}.
+   */
   @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles every outcome
   private void sendOneEntry() {
     List<Object> items = new ArrayList<>();
     List<@Nullable Object> contexts = new ArrayList<>();
+    List<Pending> reads = new ArrayList<>();
     for (Pending p = queue.poll(); p != null; p = items.size() < MAX_BATCH ? queue.poll() : null) {
-      items.add(p.item());
-      contexts.add(p.context());
+      if (p.item() instanceof Entry.Read) {
+        reads.add(p);
+      } else {
+        items.add(p.item());
+        contexts.add(p.context());
+      }
     }
-    if (items.isEmpty()) {
+    if (items.isEmpty() && reads.isEmpty()) {
       return;
     }
     RaftClient used = usableClient();
-    long batch = nextBatch.incrementAndGet();
-    inFlight.put(batch, new Batch(items, contexts));
-    Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
-    outstanding.incrementAndGet();
-    used.async()
-        .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
-        .whenComplete((reply, error) -> sent(used, batch, reply, error));
+    if (!items.isEmpty()) {
+      long batch = nextBatch.incrementAndGet();
+      inFlight.put(batch, new Batch(items, contexts));
+      Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
+      outstanding.incrementAndGet();
+      used.async()
+          .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
+          .whenComplete((reply, error) -> sent(used, batch, reply, error));
+    }
+    if (!reads.isEmpty()) {
+      // one read-index request answers every read of this drain
+      long[] ids = new long[reads.size()];
+      java.nio.ByteBuffer message = java.nio.ByteBuffer.allocate(Long.BYTES * ids.length);
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = ((Entry.Read) reads.get(i).item()).id();
+        pendingReads.put(ids[i], reads.get(i));
+        message.putLong(ids[i]);
+      }
+      used.async()
+          .sendReadAfterWrite(Message.valueOf(ByteString.copyFrom(message.array())))
+          .whenComplete((reply, error) -> readsSent(used, ids, reply, error));
+    }
+  }
+
+  /** A read-index request came back: its reads were answered by the state machine, or failed. */
+  private void readsSent(
+      RaftClient used, long[] ids, @Nullable RaftClientReply reply, @Nullable Throwable error) {
+    boolean failed = error != null || reply == null || !reply.isSuccess();
+    for (long id : ids) {
+      Pending unanswered = pendingReads.remove(id);
+      if (failed && unanswered != null) {
+        log.debug("read {} not answered here: {}", id, error != null ? error : reply);
+        listener.readRefused(
+            ((Entry.Read) unanswered.item()).query(), unanswered.context(), leaderHint());
+      }
+    }
+    if (failed) {
+      failedClient = used;
+      sendNext(); // the next send replaces the failed client
+    }
   }
 
   /**
@@ -316,9 +363,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   }
 
   /**
-   * Reads go in the log with the commands: answered where they fall, they are linearizable and see
-   * every command submitted before them. (Ratis's read-only path timed out here; see
-   * docs/decisions/0014-raft-reads-in-the-log.md.)
+   * Reads take Ratis's linearizable read-index path: the leader confirms it still leads, waits
+   * until it has applied everything committed before the read (and everything this node wrote
+   * before it), and answers from its state machine. A read queues behind the commands submitted
+   * before it, so it sees them (decision 0014).
    */
   @Override
   public void read(Query query, @Nullable Object context) {
@@ -549,6 +597,12 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   }
 
   // ------------------------------------------------------------------ from the state machine
+
+  @Override
+  public @Nullable ReadRequest readOf(long id) {
+    Pending p = pendingReads.remove(id);
+    return p == null ? null : new ReadRequest(((Entry.Read) p.item()).query(), p.context());
+  }
 
   @Override
   public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {

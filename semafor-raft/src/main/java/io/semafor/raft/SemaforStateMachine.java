@@ -3,6 +3,7 @@ package io.semafor.raft;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Outcome;
+import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import java.io.BufferedInputStream;
@@ -13,6 +14,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -48,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * Waiters are state, never pending futures: an entry's future completes as soon as it is applied.
  * Nothing is thrown from {@link #applyTransaction}, which would stop the server.
  *
- * <p>Reads travel in the log like commands (see {@link Entry}) and answer through the listener too.
- * Snapshots are the core's snapshot format in one file per snapshot.
+ * <p>Reads arrive through {@link #query} on the leader (Ratis's read-index path) and answer through
+ * the listener too. Snapshots are the core's snapshot format in one file per snapshot.
  */
 final class SemaforStateMachine extends BaseStateMachine
     implements StateMachine.EventApi, StateMachine.LeaderEventApi {
@@ -57,6 +59,12 @@ final class SemaforStateMachine extends BaseStateMachine
 
   /** What the replicator needs to hear from the state machine. */
   interface Owner {
+    /** A read this node sent on the read-index path, and where its answer goes. */
+    record ReadRequest(Query query, @Nullable Object context) {}
+
+    /** The read with this id, taken: null if it is unknown or was answered already. */
+    @Nullable ReadRequest readOf(long id);
+
     /** The contexts of a batch this node proposed, or null if another node proposed it. */
     @Nullable List<@Nullable Object> contextsOf(String origin, long batch);
 
@@ -187,6 +195,30 @@ final class SemaforStateMachine extends BaseStateMachine
       }
       listener.batchEnded();
       updateLastAppliedTermIndex(termIndex);
+    } finally {
+      lock.unlock();
+    }
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /**
+   * Reads on Ratis's read-index path (the message is their ids), called on the leader once it has
+   * applied everything they must see; answered through the listener like every other outcome, so no
+   * answer is serialised here.
+   */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    ByteBuffer ids = request.getContent().asReadOnlyByteBuffer();
+    lock.lock();
+    try {
+      while (ids.remaining() >= Long.BYTES) {
+        Owner.ReadRequest read = owner.readOf(ids.getLong());
+        if (read != null) {
+          listener.answered(
+              read.query(), read.context(), machine.query(read.query()), machine.now());
+        }
+      }
+      listener.batchEnded(); // answers go out at the end of a batch: these reads are one
     } finally {
       lock.unlock();
     }
