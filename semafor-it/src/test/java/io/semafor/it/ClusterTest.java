@@ -82,6 +82,25 @@ class ClusterTest {
     }
   }
 
+  /** Reads take Ratis's read-index path, queued behind the writes sent before them. */
+  @Test
+  void aReadSeesEveryWriteItsClientSentBeforeIt() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore x = client.create("x", 0);
+      for (int round = 1; round <= 20; round++) {
+        List<CompletableFuture<Long>> writes = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          writes.add(x.incrementAsync(1)); // not waited for: still queued or in flight
+        }
+        assertThat(x.valueAsync().get(10, TimeUnit.SECONDS)).isEqualTo(round * 10L);
+        for (CompletableFuture<Long> w : writes) {
+          w.get(10, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
   /**
    * Entries complete on Ratis threads while clients keep submitting: the leader must go on serving
    * (a completion and a submission once deadlocked on Ratis's window lock and the send lock).
