@@ -17,27 +17,27 @@ final class CliProcess {
 
   /** The command line for {@code semafor SUBCOMMAND --server ADDRESS ARGS...}. */
   static List<String> commandLine(String server, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Main.class.getName());
-    command.add(args[0]);
+    List<String> command = rawCommandLine(args[0]);
     command.add("--server");
     command.add(server);
     command.addAll(Arrays.asList(args).subList(1, args.length));
     return command;
   }
 
-  /** Runs {@code semafor ARGS...} as given (no {@code --server} added) to the end. */
-  static Finished runRaw(String... args) throws IOException, InterruptedException {
+  /** The command line for {@code semafor ARGS...} as given, in this JVM's java and classpath. */
+  private static List<String> rawCommandLine(String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Main.class.getName());
     command.addAll(Arrays.asList(args));
-    return finish(new ProcessBuilder(command).start(), args);
+    return command;
+  }
+
+  /** Runs {@code semafor ARGS...} as given (no {@code --server} added) to the end. */
+  static Finished runRaw(String... args) throws IOException, InterruptedException {
+    return finish(new ProcessBuilder(rawCommandLine(args)).start(), args);
   }
 
   /**
@@ -45,13 +45,7 @@ final class CliProcess {
    * (by PID, through {@link Process}).
    */
   static Process startRaw(Path log, String... args) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Main.class.getName());
-    command.addAll(Arrays.asList(args));
-    return new ProcessBuilder(command)
+    return new ProcessBuilder(rawCommandLine(args))
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();

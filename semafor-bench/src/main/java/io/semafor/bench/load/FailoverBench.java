@@ -27,9 +27,10 @@ import org.HdrHistogram.Histogram;
  * Failover time of a 3-node cluster: starts three {@code semafor server} nodes as separate JVMs on
  * 127.0.0.1, then, trial after trial, kills the leader with SIGKILL and times how long until a
  * client's next increment succeeds on the new leader; restarts the killed node from its log and
- * waits until all three are healthy before the next trial. Stops every node by PID at the end. Each
- * trial prints the kill and served times (UTC) to set against the nodes' logs (appended across
- * restarts in the printed directory), where each new leader logs "leads the group".
+ * waits until all three are healthy and agree on leader, term and applied index before the next
+ * trial. Stops every node by PID at the end. Each trial prints the kill and served times (UTC) to
+ * set against the nodes' logs (appended across restarts in the printed directory), where each new
+ * leader logs "leads the group".
  *
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.FailoverBench \
