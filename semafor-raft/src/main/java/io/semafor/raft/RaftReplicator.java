@@ -15,9 +15,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,8 +30,12 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -38,7 +46,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.jspecify.annotations.Nullable;
@@ -82,17 +90,28 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private final ApplyListener listener;
   private final SemaforStateMachine stateMachine;
   private final RaftServer server;
+
+  /** Where this node's entries and reads are submitted: its own Ratis member (decision 0018). */
+  private final RaftClientAsynchronousProtocol member;
+
   private final RaftGroup group;
 
-  /**
-   * Replaced after a failed send (see {@link #usableClient}); written holding {@link #sendLock}.
-   */
-  private volatile RaftClient client;
-
-  /** The client whose request last failed, or null. */
-  private volatile @Nullable RaftClient failedClient;
-
   private final RaftPeerId selfId;
+
+  /** Who this node's entries and reads come from, as Ratis's retry cache and reads know them. */
+  private final ClientId selfClient = ClientId.randomId();
+
+  private final AtomicLong nextCallId = new AtomicLong();
+
+  /** The call id of the last entry answered, not yet told to Ratis's retry cache; 0 if none. */
+  private final AtomicLong answeredCallId = new AtomicLong();
+
+  /**
+   * Sends the next entry when one completes: completions run on Ratis's state-machine updater
+   * thread, which must not itself take the server's lock to append (see {@link #sendNext}).
+   */
+  private final ExecutorService sender;
+
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final ReentrantLock sendLock = new ReentrantLock();
 
@@ -136,18 +155,25 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
+    this.sender =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "semafor-raft-send-" + config.nodeId());
+              t.setDaemon(true);
+              return t;
+            });
     server.start();
-    this.client = newClient();
+    this.member = localMember(server);
   }
 
-  /** A client that sends to this node only and never retries: a refusal comes straight back. */
-  private RaftClient newClient() {
-    return RaftClient.newBuilder()
-        .setProperties(new RaftProperties())
-        .setRaftGroup(RaftGroup.valueOf(GROUP_ID, raftPeer(config.self())))
-        .setLeaderId(selfId)
-        .setRetryPolicy(RetryPolicies.noRetry())
-        .build();
+  /**
+   * The group's member on this server, which takes requests directly. The server itself also takes
+   * them, but hands each to a pool thread and blocks until it is appended; a Ratis version whose
+   * member no longer takes requests falls back to that.
+   */
+  private static RaftClientAsynchronousProtocol localMember(RaftServer server) throws IOException {
+    RaftServer.Division division = server.getDivision(GROUP_ID);
+    return division instanceof RaftClientAsynchronousProtocol direct ? direct : server;
   }
 
   /**
@@ -158,6 +184,13 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    */
   public static RaftReplicator start(
       ClusterConfig config, SemaphoreMachine machine, ApplyListener listener) {
+    if (ForkJoinPool.getCommonPoolParallelism() < 2) {
+      log.warn(
+          "the common fork-join pool has parallelism {}: Ratis will start a thread for every entry"
+              + " a follower appends; start the JVM with"
+              + " -Djava.util.concurrent.ForkJoinPool.common.parallelism=2 (semafor server does)",
+          ForkJoinPool.getCommonPoolParallelism());
+    }
     try {
       return new RaftReplicator(config, machine, listener);
     } catch (IOException e) {
@@ -202,6 +235,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotEvery()));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    // Ratis follows every committed entry with a metadata entry carrying the commit index, so each
+    // of our entries cost two replication rounds; without them a restarted node learns the commit
+    // index from the leader instead of its own log (decision 0018)
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     if (config.durability() == ClusterConfig.Durability.REPLICATED) {
       RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, true);
     }
@@ -225,20 +262,20 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   /**
    * Sends what is queued as entries while fewer than {@link #MAX_OUTSTANDING} are in flight; a
-   * completion sends what queued meanwhile. Only the thread holding {@link #sendLock} drains and
-   * sends, so entries leave in queue order and Ratis's ordered client keeps them in that order in
-   * the log.
+   * completion sends what queued meanwhile (on {@link #sender}). Only the thread holding {@link
+   * #sendLock} drains and sends, and with one entry in flight each entry is in the log before the
+   * next is sent, so entries are in the log in queue order.
    *
-   * <p>Nobody ever waits for {@link #sendLock}: Ratis completes a request's future while holding
-   * its sliding window's lock, and {@code send} takes that lock, so a completion that waited for
-   * ours while a submitting thread held ours and waited in {@code send} would stop the node (this
-   * happened; decision 0015). A thread that finds the lock taken leaves its work to the holder,
-   * which looks again after unlocking.
+   * <p>Entries go straight to this node's Ratis member, not through a Ratis client and gRPC to
+   * itself (decision 0018). Appending takes the member's lock, so it happens on the submitting
+   * thread (a Netty event loop) or on {@link #sender}, never on a Ratis thread that completed a
+   * reply. Nobody ever waits for {@link #sendLock} either (decision 0015): a thread that finds it
+   * taken leaves its work to the holder, which looks again after unlocking.
    */
   private void sendNext() {
     while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
-      if (!sendLock.tryLock()) {
-        return; // the holder looks again after unlocking
+      if (sendLock.isHeldByCurrentThread() || !sendLock.tryLock()) {
+        return; // the holder looks again after unlocking (or, on a refusal inline, after sending)
       }
       try {
         while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
@@ -271,15 +308,15 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     if (items.isEmpty() && reads.isEmpty()) {
       return;
     }
-    RaftClient used = usableClient();
     if (!items.isEmpty()) {
       long batch = nextBatch.incrementAndGet();
       inFlight.put(batch, new Batch(items, contexts));
       Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
       outstanding.incrementAndGet();
-      used.async()
-          .send(Message.valueOf(ByteString.copyFrom(entry.encode())))
-          .whenComplete((reply, error) -> sent(used, batch, reply, error));
+      submitToSelf(
+              Message.valueOf(UnsafeByteOperations.unsafeWrap(entry.encode())),
+              RaftClientRequest.writeRequestType())
+          .whenComplete((reply, error) -> sent(batch, reply, error));
     }
     if (!reads.isEmpty()) {
       // one read-index request answers every read of this drain
@@ -290,15 +327,43 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         pendingReads.put(ids[i], reads.get(i));
         message.putLong(ids[i]);
       }
-      used.async()
-          .sendReadAfterWrite(Message.valueOf(ByteString.copyFrom(message.array())))
-          .whenComplete((reply, error) -> readsSent(used, ids, reply, error));
+      // read-after-write: Ratis waits until this node's entries sent before it are applied
+      submitToSelf(
+              Message.valueOf(UnsafeByteOperations.unsafeWrap(message.array())),
+              RaftClientRequest.readAfterWriteConsistentRequestType())
+          .whenComplete((reply, error) -> readsSent(ids, reply, error));
+    }
+  }
+
+  /**
+   * Hands a request to this node's Ratis member as a client's request would arrive. Ratis's retry
+   * cache keeps a write's reply until told the client has it, so each write names the previous
+   * answered one.
+   */
+  private CompletableFuture<RaftClientReply> submitToSelf(
+      Message message, RaftClientRequest.Type type) {
+    RaftClientRequest.Builder request =
+        RaftClientRequest.newBuilder()
+            .setClientId(selfClient)
+            .setServerId(selfId)
+            .setGroupId(GROUP_ID)
+            .setCallId(nextCallId.incrementAndGet())
+            .setMessage(message)
+            .setType(type);
+    long answered =
+        type.is(RaftClientRequestProto.TypeCase.WRITE) ? answeredCallId.getAndSet(0) : 0;
+    if (answered != 0) {
+      request.setRepliedCallIds(List.of(answered));
+    }
+    try {
+      return member.submitClientRequestAsync(request.build());
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
   }
 
   /** A read-index request came back: its reads were answered by the state machine, or failed. */
-  private void readsSent(
-      RaftClient used, long[] ids, @Nullable RaftClientReply reply, @Nullable Throwable error) {
+  private void readsSent(long[] ids, @Nullable RaftClientReply reply, @Nullable Throwable error) {
     boolean failed = error != null || reply == null || !reply.isSuccess();
     for (long id : ids) {
       Pending unanswered = pendingReads.remove(id);
@@ -308,40 +373,18 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
             ((Entry.Read) unanswered.item()).query(), unanswered.context(), leaderHint());
       }
     }
-    if (failed) {
-      failedClient = used;
-      sendNext(); // the next send replaces the failed client
-    }
   }
 
   /**
-   * The client to send with: a Ratis client's ordered window closes for good when a request fails,
-   * so the first send after a failure replaces it. Called holding {@link #sendLock}.
+   * An entry came back: applied (its commands were answered as they applied), or refused. Runs on a
+   * Ratis thread, or inline in {@link #submitToSelf} on a refusal; never waits for our lock.
    */
-  private RaftClient usableClient() {
-    RaftClient current = client;
-    if (failedClient == current && !closed) {
-      client = newClient();
-      // closed elsewhere: this thread may be inside the failed client's own completion
-      ForkJoinPool.commonPool().execute(() -> closeQuietly(current));
-    }
-    return client;
-  }
-
-  private static void closeQuietly(RaftClient c) {
-    try {
-      c.close();
-    } catch (IOException e) {
-      log.debug("closing a failed Raft client", e);
-    }
-  }
-
-  /** Runs on a Ratis thread that holds the client's window lock: it must never wait for ours. */
-  private void sent(
-      RaftClient used, long batch, @Nullable RaftClientReply reply, @Nullable Throwable error) {
+  private void sent(long batch, @Nullable RaftClientReply reply, @Nullable Throwable error) {
     boolean failed = error != null || reply == null || !reply.isSuccess();
+    if (reply != null) {
+      answeredCallId.set(reply.getCallId());
+    }
     if (failed) {
-      failedClient = used;
       Batch refused = inFlight.remove(batch);
       if (refused != null) {
         log.debug(
@@ -359,7 +402,17 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       }
     }
     outstanding.decrementAndGet();
-    sendNext();
+    if (!queue.isEmpty()) {
+      sendFromSender();
+    }
+  }
+
+  private void sendFromSender() {
+    try {
+      sender.execute(this::sendNext);
+    } catch (RejectedExecutionException e) {
+      log.debug("not sending: closed", e); // close() refuses what is left
+    }
   }
 
   /**
@@ -569,11 +622,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     Thread closer =
         new Thread(
             () -> {
-              try {
-                client.close();
-              } catch (IOException e) {
-                log.debug("closing the Raft client", e);
-              }
+              sender.shutdown();
               try {
                 server.close();
               } catch (IOException e) {
