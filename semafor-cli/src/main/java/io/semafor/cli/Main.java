@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.client.SemaforException;
 import java.io.PrintWriter;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 
 /**
@@ -16,14 +17,25 @@ public final class Main {
       "java.util.concurrent.ForkJoinPool.common.parallelism";
 
   public static void main(String[] args) {
-    // Below 2, CompletableFuture's default async executor starts a new thread per task, and Ratis
-    // runs one such task for every entry a follower appends: on a 2-core machine that was 12% of
-    // a follower's CPU under load (decision 0018). Set before anything touches the pool.
-    if (System.getProperty(COMMON_POOL_PARALLELISM) == null
-        && Runtime.getRuntime().availableProcessors() <= 2) {
-      System.setProperty(COMMON_POOL_PARALLELISM, "2");
+    // set before anything touches the pool
+    String parallelism =
+        commonPoolParallelism(
+            System.getProperty(COMMON_POOL_PARALLELISM),
+            Runtime.getRuntime().availableProcessors());
+    if (parallelism != null) {
+      System.setProperty(COMMON_POOL_PARALLELISM, parallelism);
     }
     System.exit(execute(args));
+  }
+
+  /**
+   * The common pool's parallelism to set, or null to leave the JVM's. Below 2, CompletableFuture's
+   * default async executor starts a new thread per task, and Ratis runs one such task for every
+   * entry a follower appends: on a 2-core machine (where the JVM's default is 1) that was 12% of a
+   * follower's CPU under load (decision 0018). An operator's own setting is kept.
+   */
+  static @Nullable String commonPoolParallelism(@Nullable String configured, int processors) {
+    return configured == null && processors <= 2 ? "2" : null;
   }
 
   /** Runs the command line and returns its exit status (without exiting). */
