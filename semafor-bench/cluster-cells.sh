@@ -5,6 +5,8 @@
 # stops the nodes by PID.
 #
 # usage: semafor-bench/cluster-cells.sh [replicated|fsync] [warm-up seconds, default 100]
+# SERVER_ARGS (environment): more `semafor server` options for every node, e.g.
+#   SERVER_ARGS="--election-timeout 1s-2s"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 durability="${1:-replicated}"
@@ -26,7 +28,7 @@ trap stop EXIT
 ./semafor --version >/dev/null # builds the jar on first use
 for i in 1 2 3; do
   ./semafor server --node-id "n$i" --peers "$peers" --data-dir "$data/n$i" \
-    --admin-port "78${i}0" --durability "$durability" >"$data/n$i.log" 2>&1 &
+    --admin-port "78${i}0" --durability "$durability" ${SERVER_ARGS:-} >"$data/n$i.log" 2>&1 &
   pids+=("$!")
 done
 for _ in $(seq 1 150); do
