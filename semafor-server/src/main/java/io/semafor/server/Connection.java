@@ -151,7 +151,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               "sessionId: session " + id + " does not exist or has ended"));
       return;
     }
-    // Welcome first, then attach: replies routed here afterwards are written after it.
+    // Welcome first, then attach: replies routed here afterwards are written after it. Requests
+    // the client sends after reading it are read on this same event loop, after this returns.
     send(welcome(id, live.ttlNanos, true));
     session = live;
     lastSessionId = id;
@@ -165,10 +166,13 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (live == null) {
       return;
     }
-    send(welcome(id, live.ttlNanos, false));
+    // Attach first, then Welcome: a client may send requests the moment it reads the Welcome, and
+    // this runs on the applying thread, not on the event loop that will read them. A new session
+    // has nothing to be answered yet, so nothing routed here can overtake the Welcome.
     session = live;
     lastSessionId = id;
     sessions.attach(live, this);
+    send(welcome(id, live.ttlNanos, false));
   }
 
   /** The machine refused to open a session. Called on the applying thread. */
