@@ -61,7 +61,7 @@ public final class SemaforServer implements AutoCloseable {
                 r.submit(Edge.expiry(key), null);
               }
             });
-    this.sessions = new Sessions(timers);
+    this.sessions = new Sessions(timers, new ListeningClock());
     this.metrics =
         new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
     Edge edge = new Edge(sessions, timers, metrics, this::dropClients);

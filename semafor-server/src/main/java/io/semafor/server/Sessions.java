@@ -14,7 +14,11 @@ import org.slf4j.LoggerFactory;
  * The live sessions as the edge sees them: which connection each is attached to (at most one), and
  * when each was last heard from. Keep-alives are not logged, so liveness lives here: a session
  * silent for its TTL gets an {@code ExpireSession} proposed; losing its connection does not end it,
- * so a client that reconnects in time resumes. Thread-safe.
+ * so a client that reconnects in time resumes.
+ *
+ * <p>Silence is measured on a {@link ListeningClock}, which leaves out the time this process did
+ * not run: a server paused past a session's TTL (GC, VM suspend, SIGSTOP) does not expire clients
+ * whose keep-alives wait unread in its socket buffers. Thread-safe.
  */
 final class Sessions {
   private static final Logger log = LoggerFactory.getLogger(Sessions.class);
@@ -23,28 +27,48 @@ final class Sessions {
   static final class Live {
     final long id;
     final long ttlNanos;
+    private final ListeningClock clock;
+
+    /** When the client was last heard from, on {@link #clock}. */
     volatile long lastHeard;
+
     volatile @Nullable Connection connection;
     volatile @Nullable Future<?> liveness;
 
-    Live(long id, long ttlNanos, long now) {
+    /** Expiries proposed since the client was last heard from; spaces out the next proposal. */
+    int proposals;
+
+    Live(long id, long ttlNanos, ListeningClock clock) {
       this.id = id;
       this.ttlNanos = ttlNanos;
-      this.lastHeard = now;
+      this.clock = clock;
+      this.lastHeard = clock.now();
     }
 
     /** A frame came from the session's client. */
     void heard() {
-      lastHeard = System.nanoTime();
+      lastHeard = clock.now();
     }
   }
 
+  /**
+   * The first re-proposal of an expiry the machine refused comes this soon, then twice as late each
+   * time. The machine refuses an expiry sooner than a TTL after the session's last logged command,
+   * which is stamped a little after this edge heard it (by the time it takes to apply, or to commit
+   * in a cluster): looking again a whole TTL later made some sessions last twice their TTL.
+   */
+  static final long FIRST_RETRY_NANOS = 1_000_000L;
+
   private final ConcurrentHashMap<Long, Live> live = new ConcurrentHashMap<>();
   private final Timers timers;
+  private final ListeningClock clock;
   private volatile @Nullable Replicator replicator;
 
-  Sessions(Timers timers) {
+  /** Sessions whose liveness is watched on {@code timers}, which also tick {@code clock}. */
+  Sessions(Timers timers, ListeningClock clock) {
     this.timers = timers;
+    this.clock = clock;
+    timers.every(clock::tick, ListeningClock.TICK_NANOS);
   }
 
   void replicator(Replicator value) {
@@ -53,7 +77,7 @@ final class Sessions {
 
   /** The machine opened a session: start watching its liveness from now. */
   void started(long id, long ttlNanos) {
-    Live session = new Live(id, ttlNanos, System.nanoTime());
+    Live session = new Live(id, ttlNanos, clock);
     live.put(id, session);
     watch(session, ttlNanos);
   }
@@ -136,15 +160,17 @@ final class Sessions {
 
   /**
    * Proposes the expiry of a session silent for its TTL; otherwise looks again when it would be.
-   * After proposing, it looks again a TTL later: the machine refuses an expiry sooner than a TTL
-   * after the session's last logged command, and the session may have been heard meanwhile.
+   * After proposing, it looks again soon ({@link #FIRST_RETRY_NANOS}, doubling up to a TTL): the
+   * expiry ends the session, or the machine refused it as early, or the client spoke meanwhile.
+   * Runs on the timer thread only.
    */
   private void check(Live session) {
     if (live.get(session.id) != session) {
       return;
     }
-    long silent = System.nanoTime() - session.lastHeard;
+    long silent = clock.now() - session.lastHeard;
     if (silent < session.ttlNanos) {
+      session.proposals = 0;
       watch(session, session.ttlNanos - silent);
       return;
     }
@@ -157,6 +183,7 @@ final class Sessions {
         return;
       }
     }
-    watch(session, session.ttlNanos);
+    int shift = Math.min(session.proposals++, 40);
+    watch(session, Math.min(FIRST_RETRY_NANOS << shift, session.ttlNanos));
   }
 }

@@ -63,6 +63,15 @@ final class Timers implements AutoCloseable {
     return executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * Runs {@code task} every {@code periodNanos}, counted from the end of each run: after a pause it
+   * runs once, not once per period missed. Until {@link #close}.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // ends with the executor
+  void every(Runnable task, long periodNanos) {
+    executor.scheduleWithFixedDelay(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+  }
+
   int armedCount() {
     return armed.size();
   }

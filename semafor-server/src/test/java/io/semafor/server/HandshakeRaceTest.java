@@ -113,8 +113,7 @@ class HandshakeRaceTest {
   }
 
   private void openAndSendAtOnce(
-      byte[] burst, ConcurrentLinkedQueue<String> refused, AtomicLong answered)
-      throws IOException {
+      byte[] burst, ConcurrentLinkedQueue<String> refused, AtomicLong answered) throws IOException {
     try (WireClient client = new WireClient(server.address())) {
       client.socket.setSoTimeout((int) Duration.ofSeconds(20).toMillis());
       Welcome welcome = client.hello(0, 0);
