@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreInfo;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -26,9 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real thing, briefly: three cluster nodes as separate processes on 127.0.0.1, clients taking
  * and giving back owned permits through them, and the leader killed with SIGKILL (or frozen with
- * SIGSTOP past the election timeout) in the middle. Every client operation is recorded and the
- * history checked: never more held than the capacity, fencing tokens and arrival sequences in
- * real-time order, and every permit back at the end. Longer runs: raise {@code -Dfault.seconds}.
+ * SIGSTOP past the election timeout) in the middle. Every client operation is recorded, each permit
+ * held for {@link History#DEFAULT_HOLD} so that an over-grant shows, and the history checked: never
+ * more held than the capacity, fencing tokens and arrival sequences in real-time order; and every
+ * permit back while the clients' sessions are still open. Longer runs: raise {@code
+ * -Dfault.seconds}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS) // a hung cluster must fail, not stall CI
 class ClusterFaultTest {
@@ -129,58 +132,71 @@ class ClusterFaultTest {
         .connect();
   }
 
-  /** Runs the clients for {@link #RUN}, doing {@code fault} half-way, and checks the history. */
+  /**
+   * Runs the clients for {@link #RUN}, doing {@code fault} a third of the way in, and checks the
+   * history, then the permits while the clients' sessions are still open; closes the clients.
+   */
   private void clientsThrough(Runnable fault) throws Exception {
     startCluster();
     try (SemaforClient admin = client()) {
       admin.create("pool", PERMITS);
     }
     History history = new History();
-    CountDownLatch start = new CountDownLatch(1);
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    List<Thread> threads = new ArrayList<>();
     List<SemaforClient> clients = new ArrayList<>();
-    for (int c = 0; c < CLIENTS; c++) {
-      SemaforClient client = client();
-      clients.add(client);
-      History.Recorder recorder = history.recorder(c);
-      NamedSemaphore pool = client.semaphore("pool");
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  start.await();
-                  recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
-                } catch (Throwable e) {
-                  failure.compareAndSet(null, e);
-                }
-              },
-              "client-" + c);
-      t.start();
-      threads.add(t);
-    }
-    start.countDown();
-    Thread.sleep(RUN.toMillis() / 3);
-    fault.run();
-    long faultOver = System.nanoTime();
-    for (Thread t : threads) {
-      t.join(RUN.toMillis() + 120_000);
-      assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-    }
-    assertThat(failure.get()).isNull();
-    List<History.Hold> holds = history.holds();
-    assertThat(holds).hasSizeGreaterThan(CLIENTS);
-    assertThat(holds)
-        .as("clients kept working on the new leader")
-        .anyMatch(h -> h.acquireInvoked() > faultOver);
-    assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
-    assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
-    assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
-    for (SemaforClient c : clients) {
-      c.close();
-    }
-    try (SemaforClient check = client()) {
-      assertThat(check.semaphore("pool").value()).as("no permit lost").isEqualTo(PERMITS);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int c = 0; c < CLIENTS; c++) {
+        SemaforClient client = client();
+        clients.add(client);
+        History.Recorder recorder = history.recorder(c);
+        NamedSemaphore pool = client.semaphore("pool");
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    start.await();
+                    recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
+                  } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                  }
+                },
+                "client-" + c);
+        t.start();
+        threads.add(t);
+      }
+      start.countDown();
+      Thread.sleep(RUN.toMillis() / 3);
+      fault.run();
+      long faultOver = System.nanoTime();
+      for (Thread t : threads) {
+        t.join(RUN.toMillis() + 120_000);
+        assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
+      }
+      assertThat(failure.get()).isNull();
+      List<History.Hold> holds = history.holds();
+      assertThat(holds).hasSizeGreaterThan(CLIENTS);
+      assertThat(holds)
+          .as("clients kept working on the new leader")
+          .anyMatch(h -> h.acquireInvoked() > faultOver);
+      assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
+      assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
+      assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
+      // Read with every client's session still open and idle: closing one would give back what it
+      // owns and hide a permit lost or granted twice across the fault.
+      SemaphoreInfo pool = clients.get(0).semaphore("pool").inspect();
+      assertThat(pool.value() + pool.owned() + pool.leased() + pool.undelivered())
+          .as("no permit lost or made: %s", pool)
+          .isEqualTo(PERMITS);
+      assertThat(pool.value())
+          .as("every permit back once all gave back what they took")
+          .isEqualTo(PERMITS);
+      assertThat(pool.holderList()).as("owners").isEmpty();
+    } finally {
+      for (SemaforClient c : clients) {
+        c.close();
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreInfo;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * 64 clients, each its own connection and thread, hammer 4 permits. The history they record is
- * checked by {@link HistoryChecker}: the server's word is not taken for anything.
+ * 64 clients, each its own connection and thread, hammer 4 permits, holding each for {@link
+ * History#DEFAULT_HOLD}. The history they record is checked by {@link HistoryChecker}: the server's
+ * word is not taken for anything. With every session still open, all 4 permits must be back.
  */
 class ContentionTest {
   private static final int CLIENTS = 64;
@@ -59,7 +61,16 @@ class ContentionTest {
       assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
       assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
       assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
-      assertThat(semafor.client().semaphore("pool").value()).isEqualTo(PERMITS);
+      // Read with every client's session still open and idle: closing one would give back what
+      // it owns and hide a permit lost or granted twice.
+      SemaphoreInfo pool = semafor.client().semaphore("pool").inspect();
+      assertThat(pool.value() + pool.owned() + pool.leased() + pool.undelivered())
+          .as("no permit lost or made: %s", pool)
+          .isEqualTo(PERMITS);
+      assertThat(pool.value())
+          .as("every permit back once all gave back what they took")
+          .isEqualTo(PERMITS);
+      assertThat(pool.holderList()).as("owners").isEmpty();
       for (int c = 0; c < CLIENTS; c++) {
         int client = c;
         assertThat(holds.stream().filter(h -> h.client() == client).count())

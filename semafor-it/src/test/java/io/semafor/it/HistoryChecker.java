@@ -11,7 +11,8 @@ import java.util.List;
  * <ul>
  *   <li><b>never over capacity</b>: counting only intervals in which a client certainly held its
  *       permits (from the acquisition's return to the release's invocation), the permits held at
- *       any instant never exceed the capacity;
+ *       any instant never exceed the capacity (so it can only fail if clients hold their permits
+ *       for a while: {@link History}'s recorders do);
  *   <li><b>fencing tokens follow real time</b>: if one acquisition returned before another was
  *       invoked, its token is smaller;
  *   <li><b>FIFO</b>: if one acquisition returned before another was invoked, its arrival sequence

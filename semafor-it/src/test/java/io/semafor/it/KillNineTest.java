@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
+import io.semafor.client.SemaphoreInfo;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,10 +18,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client process killed with {@code kill -9} while it holds owned permits and while it waits: its
- * permits come back within its session TTL plus a second, and its waiters are gone (SPEC §5).
+ * permits stay taken until it has been silent for its session TTL, come back within the TTL plus a
+ * second, and its waiters are gone (SPEC §5).
  */
 class KillNineTest {
   private static final Duration TTL = Duration.ofSeconds(1);
+  private static final Duration POLL = Duration.ofMillis(10);
+  private static final long MAX_POLLS = TTL.dividedBy(POLL) + 1;
 
   private final EmbeddedSemafor semafor = EmbeddedSemafor.start();
   private Process holder;
@@ -34,6 +38,11 @@ class KillNineTest {
   }
 
   private Process startHolder(String semaphore, long owned, long waitFor) throws IOException {
+    return startHolder(semafor.address(), semaphore, owned, waitFor);
+  }
+
+  private Process startHolder(String address, String semaphore, long owned, long waitFor)
+      throws IOException {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -43,7 +52,7 @@ class KillNineTest {
                 "-cp",
                 classpath,
                 HolderProcess.class.getName(),
-                semafor.address(),
+                address,
                 semaphore,
                 Long.toString(owned),
                 Long.toString(waitFor),
@@ -84,6 +93,42 @@ class KillNineTest {
         .isLessThanOrEqualTo(TTL.plusSeconds(1));
     assertThat(pool.info().owned()).isZero();
     assertThat(pool.inspect().holderList()).isEmpty();
+  }
+
+  @Test
+  void ownedPermitsOfAKilledClientStayTakenUntilItHasBeenSilentForItsTtl() throws Exception {
+    NamedSemaphore pool =
+        semafor.client().create("pool", 3, io.semafor.client.SemaphoreOptions.DEFAULT.capacity(3));
+    try (TcpProxy proxy = new TcpProxy(semafor.server().address())) {
+      holder = startHolder(proxy.address(), "pool", 2, 0);
+      assertThat(pool.value()).isEqualTo(1);
+
+      long killedAt = System.nanoTime();
+      killNine(holder);
+
+      // The server hears the holder's last bytes no earlier than the proxy passed them on, and
+      // ends a session only after a TTL of silence (SPEC §5). Until then the permits must stay
+      // taken. Only reads answered before that moment count: one answered later may have been
+      // made later. The holder's last keep-alive may be up to TTL/3 before the kill, so the
+      // window is at least 2/3 of the TTL long.
+      long earliestBack = proxy.lastBytesToServerAt() + TTL.toNanos();
+      int readsInWindow = 0;
+      for (int i = 0; i < MAX_POLLS && System.nanoTime() < earliestBack; i++) {
+        SemaphoreInfo info = pool.info();
+        long answered = System.nanoTime();
+        if (answered < earliestBack) {
+          assertThat(info.value() + "/" + info.owned())
+              .as(
+                  "free/owned %d ms after the kill, %d ms before the session may end",
+                  TimeUnit.NANOSECONDS.toMillis(answered - killedAt),
+                  TimeUnit.NANOSECONDS.toMillis(earliestBack - answered))
+              .isEqualTo("1/2");
+          readsInWindow++;
+        }
+        Thread.sleep(POLL.toMillis());
+      }
+      assertThat(readsInWindow).as("reads before the session may end").isPositive();
+    }
   }
 
   @Test

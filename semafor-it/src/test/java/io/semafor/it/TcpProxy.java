@@ -12,7 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a server, that a test can cut (every connection dropped, new
- * ones refused) and restore: a network failure on demand.
+ * ones refused) and restore: a network failure on demand. It also tells when a client last sent the
+ * server anything, which bounds from below when the server last heard from it.
  */
 final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
@@ -21,6 +22,7 @@ final class TcpProxy implements AutoCloseable {
   private final Thread acceptor;
   private volatile boolean cut;
   private volatile boolean closed;
+  private volatile long lastToServer = System.nanoTime();
 
   TcpProxy(InetSocketAddress target) throws IOException {
     this.target = target;
@@ -47,8 +49,8 @@ final class TcpProxy implements AutoCloseable {
         server.setTcpNoDelay(true);
         sockets.add(client);
         sockets.add(server);
-        pump(client, server);
-        pump(server, client);
+        pump(client, server, true);
+        pump(server, client, false);
       } catch (IOException e) {
         if (closed) {
           return;
@@ -57,7 +59,7 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean toServer) {
     Thread t =
         new Thread(
             () -> {
@@ -65,6 +67,10 @@ final class TcpProxy implements AutoCloseable {
               try (InputStream in = from.getInputStream();
                   OutputStream out = to.getOutputStream()) {
                 for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                  if (toServer) {
+                    // stamped before the server can read them: it hears them at this time or later
+                    lastToServer = System.nanoTime();
+                  }
                   out.write(buffer, 0, n);
                   out.flush();
                 }
@@ -78,6 +84,14 @@ final class TcpProxy implements AutoCloseable {
             "proxy-pump");
     t.setDaemon(true);
     t.start();
+  }
+
+  /**
+   * The {@link System#nanoTime()} at which bytes from a client were last passed on to the server
+   * (or the proxy was made, if none yet): the server read them no earlier. Thread-safe.
+   */
+  long lastBytesToServerAt() {
+    return lastToServer;
   }
 
   /** Drops every connection through the proxy and refuses new ones until {@link #restore()}. */
