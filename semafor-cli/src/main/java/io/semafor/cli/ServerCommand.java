@@ -1,5 +1,6 @@
 package io.semafor.cli;
 
+import io.semafor.core.Limits;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.server.Main;
@@ -65,6 +66,16 @@ final class ServerCommand implements Callable<Integer> {
           "Semaphores with their own metric series; the rest are summed as _other"
               + " (default ${DEFAULT-VALUE}).")
   int maxSemaphoreSeries = 1000;
+
+  @Option(
+      names = "--grants-per-command",
+      paramLabel = "N",
+      defaultValue = "1024",
+      description =
+          "Most waiters one command serves; a change that serves more hands the rest out in"
+              + " slices, other clients' requests in between (default ${DEFAULT-VALUE}; every"
+              + " member of a cluster must use the same).")
+  int grantsPerCommand = 1024;
 
   @Option(
       names = "--node-id",
@@ -136,6 +147,7 @@ final class ServerCommand implements Callable<Integer> {
           .defaultSessionTtl(sessionTtl)
           .ioThreads(ioThreads)
           .maxSemaphoreSeries(maxSemaphoreSeries)
+          .limits(Limits.DEFAULT.withGrantsPerCommand(grantsPerCommand))
           .build();
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()));

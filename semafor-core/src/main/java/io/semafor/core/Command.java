@@ -30,6 +30,14 @@ public sealed interface Command {
    */
   record ExpireWaiter(long sessionId, long requestId) implements Command {}
 
+  /**
+   * Hands out the next slice of grants an earlier command left pending ({@link
+   * Effect.GrantsPending}): proposed by the leader, like an expiry, so that a change that serves
+   * many waiters at once does not hold every other client back while it is done. Produces no reply;
+   * a no-op when nothing is pending.
+   */
+  record ContinueGrants() implements Command {}
+
   /** Ends a lease whose TTL passed. Ignored if the lease is gone or was renewed past now. */
   record ExpireLease(long permitId) implements Command {}
 

@@ -24,4 +24,11 @@ public sealed interface Effect {
 
   /** The session is gone; stop tracking it and fail its connection's pending calls. */
   record SessionEnded(long sessionId) implements Effect {}
+
+  /**
+   * The command served as many waiters as one command may ({@link Limits#grantsPerCommand}) and
+   * more can be served: the leader proposes {@link Command.ContinueGrants} after whatever else is
+   * queued, so other clients are answered between the slices.
+   */
+  record GrantsPending() implements Effect {}
 }

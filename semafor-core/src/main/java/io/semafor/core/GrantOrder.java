@@ -26,6 +26,17 @@ import org.jspecify.annotations.Nullable;
  * is what keeps this exact. BARGING scans its takers; semops that only add or wait for zero here
  * ("watchers") are checked in order. Plain awaitZero waiters are released together whenever a
  * touched semaphore is at 0.
+ *
+ * Slices (docs/decisions/0019-grants-in-slices.md). One command serves at most
+ * Limits.grantsPerCommand waiters; if more can be served, the touched list is kept, pruned to
+ * exactly the semaphores that have a servable candidate (a function of the state: a replica
+ * restored from a snapshot computes the same set), and the edge proposes ContinueGrants, which
+ * serves the next slice after whatever else was queued. Between slices the invariant above
+ * becomes "nothing is servable except on the pending semaphores". A later command that could see
+ * or change what the pending waiters get (one naming a pending semaphore, or a semaphore a queued
+ * semop spans, or one that withdraws, reports or times out waiters) first completes the hand-out,
+ * so every grant is exactly what it would have been in one step; commands on other semaphores go
+ * straight through, which is the point.
  */
 
 /** Decides which waiters are served, in arrival order, and serves them. */
@@ -46,11 +57,20 @@ final class GrantOrder {
     this.grants = grants;
   }
 
-  /** Serves every waiter that can now be served, lowest arrival sequence first. */
-  void settle() {
+  /**
+   * Serves waiters that can now be served, lowest arrival sequence first, at most {@code budget} of
+   * them. Returns true if nothing more can be served; otherwise the touched list holds exactly the
+   * semaphores with a servable waiter (see the overview).
+   */
+  boolean settle(int budget) {
     List<Semaphore> touched = engine.touched();
     releaseZeros(touched);
+    int served = 0;
     while (true) {
+      if (served == budget) {
+        prune(touched);
+        return touched.isEmpty();
+      }
       Waiter best = null;
       for (int i = 0; i < touched.size(); ) {
         Semaphore s = touched.get(i);
@@ -67,11 +87,112 @@ final class GrantOrder {
         i++;
       }
       if (best == null) {
-        return;
+        return true;
       }
       serve(best);
+      served++;
       releaseZeros(touched);
     }
+  }
+
+  /** Keeps pending only the semaphores that have a servable waiter. */
+  void keepOnlyServable() {
+    prune(engine.touched());
+  }
+
+  /** Keeps in {@code touched} only the semaphores that have a servable waiter. */
+  private void prune(List<Semaphore> touched) {
+    for (int i = 0; i < touched.size(); ) {
+      Semaphore s = touched.get(i);
+      if (!s.deleted() && candidate(s) != null) {
+        i++;
+        continue;
+      }
+      s.setTouched(false);
+      touched.set(i, touched.get(touched.size() - 1));
+      touched.remove(touched.size() - 1);
+    }
+  }
+
+  /** Whether grants are pending from an earlier command (the touched list outlived it). */
+  boolean pending() {
+    return !engine.touched().isEmpty();
+  }
+
+  /**
+   * After a restore: the semaphores with a servable waiter are pending again, exactly as on a
+   * replica that was never restored.
+   */
+  void resumePending() {
+    engine.semaphores.forEachInRunOrder(engine::touch);
+    prune(engine.touched());
+  }
+
+  /**
+   * Whether {@code command}, applied while grants are pending, must first complete them: it names a
+   * pending semaphore or one a queued {@code semop} spans (its outcome, or theirs, could depend on
+   * grants not yet made), or it withdraws, reports or times out waiters, or spans semaphores.
+   */
+  boolean mustCompleteFirst(Command command) {
+    if (command instanceof Command.Request request) {
+      Operation op = request.operation();
+      if (op instanceof Operation.Semop
+          || op instanceof Operation.WaitMany
+          || op instanceof Operation.AddToWaitMany
+          || op instanceof Operation.RemoveFromWaitMany
+          || op instanceof Operation.Cancel
+          || op instanceof Operation.CloseSession) {
+        return true;
+      }
+      if (op instanceof Operation.RenewLease renew) {
+        return pendingOnLease(renew.permitId());
+      }
+      if (op instanceof Operation.ReleaseLease release) {
+        return pendingOnLease(release.permitId());
+      }
+      Name name = nameOf(op);
+      return name != null && pendingOn(engine.semaphores.get(name));
+    }
+    if (command instanceof Command.ExpireLease expire) {
+      return pendingOnLease(expire.permitId());
+    }
+    return command instanceof Command.ExpireWaiter || command instanceof Command.ExpireSession;
+  }
+
+  private boolean pendingOnLease(long permitId) {
+    Lease lease = engine.leases.get(permitId);
+    return lease != null && pendingOn(lease.semaphore);
+  }
+
+  private static boolean pendingOn(@Nullable Semaphore s) {
+    if (s == null) {
+      return false;
+    }
+    WaiterQueue q = s.queue;
+    return s.touched() || (q != null && (q.semopTakers() > 0 || q.firstWatcher() != null));
+  }
+
+  private static @Nullable Name nameOf(Operation op) {
+    if (op instanceof Operation.Acquire o) {
+      return o.name();
+    } else if (op instanceof Operation.Decrement o) {
+      return o.name();
+    } else if (op instanceof Operation.AcquireLease o) {
+      return o.name();
+    } else if (op instanceof Operation.AwaitZero o) {
+      return o.name();
+    } else if (op instanceof Operation.Increment o) {
+      return o.name();
+    } else if (op instanceof Operation.Release o) {
+      return o.name();
+    } else if (op instanceof Operation.ReleaseSlot o) {
+      return o.name();
+    } else if (op instanceof Operation.SetValue o) {
+      return o.name();
+    } else if (op instanceof Operation.Delete o) {
+      return o.name();
+    }
+    return null; // Create changes nothing of an existing semaphore
   }
 
   /** Forgets the touched set once nothing more can be served. */

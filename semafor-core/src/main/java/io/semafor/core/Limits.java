@@ -14,6 +14,9 @@ package io.semafor.core;
  *     are refused until the client acknowledges
  * @param maxSlottedCapacity the largest capacity whose permits carry slot numbers; a larger
  *     capacity is a ceiling only, since a slot per permit would not fit in memory or in a reply
+ * @param grantsPerCommand most waiters one command serves; the rest are served by {@link
+ *     Command.ContinueGrants} commands, in the same order, so that a change that serves a hundred
+ *     thousand waiters does not stall every other client (docs/decisions/0019-grants-in-slices.md)
  */
 public record Limits(
     int maxNameBytes,
@@ -23,11 +26,12 @@ public record Limits(
     int maxWaitManyEntries,
     int maxSemopOps,
     int maxUnackedReplies,
-    int maxSlottedCapacity) {
+    int maxSlottedCapacity,
+    int grantsPerCommand) {
 
   /** SPEC §7's defaults. */
   public static final Limits DEFAULT =
-      new Limits(1024, Long.MAX_VALUE, 100_000, 4096, 4096, 500, 65_536, 65_536);
+      new Limits(1024, Long.MAX_VALUE, 100_000, 4096, 4096, 500, 65_536, 65_536, 1024);
 
   /**
    * Checks every limit.
@@ -43,6 +47,7 @@ public record Limits(
     requireAtLeast("maxSemopOps", maxSemopOps, 1);
     requireAtLeast("maxUnackedReplies", maxUnackedReplies, 16);
     requireAtLeast("maxSlottedCapacity", maxSlottedCapacity, 0);
+    requireAtLeast("grantsPerCommand", grantsPerCommand, 1);
   }
 
   private static void requireAtLeast(String setting, long value, long bound) {
@@ -61,7 +66,8 @@ public record Limits(
         maxWaitManyEntries,
         maxSemopOps,
         maxUnackedReplies,
-        maxSlottedCapacity);
+        maxSlottedCapacity,
+        grantsPerCommand);
   }
 
   /** These limits with another {@link #maxSemaphores}. */
@@ -74,7 +80,8 @@ public record Limits(
         maxWaitManyEntries,
         maxSemopOps,
         maxUnackedReplies,
-        maxSlottedCapacity);
+        maxSlottedCapacity,
+        grantsPerCommand);
   }
 
   /** These limits with another {@link #maxWaitersPerSession}. */
@@ -87,7 +94,8 @@ public record Limits(
         maxWaitManyEntries,
         maxSemopOps,
         maxUnackedReplies,
-        maxSlottedCapacity);
+        maxSlottedCapacity,
+        grantsPerCommand);
   }
 
   /** These limits with another {@link #maxUnackedReplies}. */
@@ -100,6 +108,21 @@ public record Limits(
         maxWaitManyEntries,
         maxSemopOps,
         value,
-        maxSlottedCapacity);
+        maxSlottedCapacity,
+        grantsPerCommand);
+  }
+
+  /** These limits with another {@link #grantsPerCommand}. */
+  public Limits withGrantsPerCommand(int value) {
+    return new Limits(
+        maxNameBytes,
+        maxSemaphores,
+        maxSessions,
+        maxWaitersPerSession,
+        maxWaitManyEntries,
+        maxSemopOps,
+        maxUnackedReplies,
+        maxSlottedCapacity,
+        value);
   }
 }

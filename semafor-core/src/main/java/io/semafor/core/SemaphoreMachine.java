@@ -69,10 +69,19 @@ public final class SemaphoreMachine {
     }
     engine.revision = revision;
     engine.now = Math.max(engine.now, now);
+    if (order.pending() && order.mustCompleteFirst(command)) {
+      order.settle(Integer.MAX_VALUE);
+    }
     Reply reply = dispatch(command);
-    order.settle();
-    waitMany.answerReadyLists();
-    order.clearTouched();
+    if (order.settle(engine.limits.grantsPerCommand())) {
+      // reporting WaitMany entries withdraws their partial requests, which serves nobody new;
+      // while grants are pending, a report waits for them, as it would in a one-step hand-out
+      waitMany.answerReadyLists();
+      order.clearTouched();
+    } else {
+      order.keepOnlyServable();
+      engine.emit(new Effect.GrantsPending());
+    }
     return new Outcome(revision, reply, engine.takeEffects());
   }
 
@@ -96,6 +105,8 @@ public final class SemaphoreMachine {
       result = leases.expire(expire);
     } else if (command instanceof Command.ExpireSession expire) {
       result = sessions.expire(expire);
+    } else if (command instanceof Command.ContinueGrants) {
+      return null; // apply serves the next slice
     } else {
       throw new IllegalStateException("unknown command " + command);
     }
@@ -287,6 +298,9 @@ public final class SemaphoreMachine {
    * @throws IOException if the input ends early or is not a snapshot of a known version
    */
   public static SemaphoreMachine readSnapshot(Limits limits, DataInput in) throws IOException {
-    return new SemaphoreMachine(new SnapshotReader(limits, in).read());
+    SemaphoreMachine machine = new SemaphoreMachine(new SnapshotReader(limits, in).read());
+    machine.order.resumePending();
+    machine.waitMany.resumeReadyLists();
+    return machine;
   }
 }

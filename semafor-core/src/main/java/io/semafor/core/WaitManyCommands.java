@@ -167,6 +167,21 @@ final class WaitManyCommands {
   }
 
   /** Answers, in arrival order, the waiting calls of lists that now have something to report. */
+  /**
+   * After a restore: the lists whose waiting call has something to report are ready again (they
+   * exist only while grants are pending; otherwise every such call was answered).
+   */
+  void resumeReadyLists() {
+    engine.sessions.forEachValue(
+        session -> {
+          for (WaitList list : session.waitLists.values()) {
+            if (list.call != null && list.hasReport()) {
+              engine.ready(list);
+            }
+          }
+        });
+  }
+
   void answerReadyLists() {
     List<WaitList> ready = engine.readyLists();
     if (ready.isEmpty()) {

@@ -46,6 +46,8 @@ final class CommandCodec {
       out.writeByte(6);
       out.writeLong(a.sessionId());
       writeLongs(out, a.acks());
+    } else if (command instanceof Command.ContinueGrants) {
+      out.writeByte(7);
     } else {
       throw new IllegalArgumentException("no encoding for " + command);
     }
@@ -60,6 +62,7 @@ final class CommandCodec {
       case 4 -> new Command.ExpireWaiter(in.readLong(), in.readLong());
       case 5 -> new Command.ExpireLease(in.readLong());
       case 6 -> new Command.Acknowledge(in.readLong(), readLongs(in));
+      case 7 -> new Command.ContinueGrants();
       default -> throw new IOException("unknown command tag " + tag);
     };
   }

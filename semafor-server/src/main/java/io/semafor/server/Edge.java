@@ -11,6 +11,7 @@ import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -28,16 +29,38 @@ final class Edge implements ApplyListener {
   private volatile long lastRevision;
 
   private final Consumer<String> dropClients;
+  private final Consumer<Command> propose;
 
-  Edge(Sessions sessions, Timers timers, ServerMetrics metrics, Consumer<String> dropClients) {
+  /**
+   * Whether a {@link Command.ContinueGrants} was proposed and is not yet applied: grants left
+   * pending by several commands need one continuation in flight, not one each. (Per batch would not
+   * do: a continuation can be applied in the very batch that proposed it.)
+   */
+  private final AtomicBoolean continuing = new AtomicBoolean();
+
+  /**
+   * An edge that calls {@code dropClients} with the leader's address when this node stops leading,
+   * and {@code propose} for commands it proposes itself (after the current batch, from another
+   * thread, and only while this node leads).
+   */
+  Edge(
+      Sessions sessions,
+      Timers timers,
+      ServerMetrics metrics,
+      Consumer<String> dropClients,
+      Consumer<Command> propose) {
     this.sessions = sessions;
     this.timers = timers;
     this.metrics = metrics;
     this.dropClients = dropClients;
+    this.propose = propose;
   }
 
   @Override
   public void refused(Command command, @Nullable Object context, String leaderHint) {
+    if (command instanceof Command.ContinueGrants) {
+      continuing.set(false); // the leader continues: it proposes one when it takes over
+    }
     if (context instanceof Connection connection) {
       // the client reconnects to the leader and sends the request again under its id
       connection.notLeader(leaderHint);
@@ -65,6 +88,16 @@ final class Edge implements ApplyListener {
   @Override
   public void becameLeader() {
     sessions.heardAll(); // a full TTL from now for every session (SPEC §9)
+    // grants the previous leader left pending are this leader's to continue (a no-op if none)
+    continuing.set(true);
+    propose.accept(new Command.ContinueGrants());
+  }
+
+  /** A command this edge proposed was dropped before reaching the replicator. */
+  void proposalDropped(Command command) {
+    if (command instanceof Command.ContinueGrants) {
+      continuing.set(false);
+    }
   }
 
   @Override
@@ -80,6 +113,9 @@ final class Edge implements ApplyListener {
   public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
     lastRevision = outcome.revision();
     metrics.applied(command, outcome, logTime);
+    if (command instanceof Command.ContinueGrants) {
+      continuing.set(false);
+    }
     for (Effect effect : outcome.effects()) {
       if (effect instanceof Effect.Complete complete) {
         route(complete.reply(), null, logTime);
@@ -91,6 +127,8 @@ final class Edge implements ApplyListener {
         sessions.started(started.sessionId(), started.ttl());
       } else if (effect instanceof Effect.SessionEnded ended) {
         sessions.ended(ended.sessionId());
+      } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
+        propose.accept(new Command.ContinueGrants());
       }
     }
     Reply reply = outcome.reply();

@@ -9,6 +9,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.SemaphoreMachine;
@@ -46,6 +47,7 @@ public final class SemaforServer implements AutoCloseable {
   private final Channel listener;
   private final ServerMetrics metrics;
   private final @Nullable AdminServer admin;
+  private final Edge edge;
   private volatile boolean closed;
 
   private SemaforServer(ServerConfig config, ReplicatorFactory replicators)
@@ -64,7 +66,9 @@ public final class SemaforServer implements AutoCloseable {
     this.sessions = new Sessions(timers, new ListeningClock());
     this.metrics =
         new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
-    Edge edge = new Edge(sessions, timers, metrics, this::dropClients);
+    this.edge =
+        new Edge(
+            sessions, timers, metrics, this::dropClients, command -> proposeLater(target, command));
     this.replicator = replicators.create(new SemaphoreMachine(config.limits()), edge);
     target.set(replicator);
     sessions.replicator(replicator);
@@ -100,6 +104,39 @@ public final class SemaforServer implements AutoCloseable {
       throw new UncheckedIOException(
           "cannot listen for admin HTTP on " + config.host() + ":" + config.adminPort(), e);
     }
+  }
+
+  /**
+   * Proposes a command of the edge's own from the timer thread, so that it is queued behind what
+   * other clients sent meanwhile rather than applied inside the batch that asked for it. Dropped if
+   * this node does not lead (the leader proposes its own) or is closing; one proposed while the
+   * replicator is still starting (a Raft member that leads at once) waits for it, a second at most.
+   */
+  private void proposeLater(AtomicReference<Replicator> target, Command command) {
+    proposeLater(target, command, 100);
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // one-shot tasks; nothing to cancel
+  private void proposeLater(AtomicReference<Replicator> target, Command command, int tries) {
+    timers.schedule(
+        () -> {
+          Replicator r = target.get();
+          if (r == null && !closed && tries > 1) {
+            proposeLater(target, command, tries - 1);
+            return;
+          }
+          if (r == null || closed || !r.isLeader()) {
+            edge.proposalDropped(command);
+            return;
+          }
+          try {
+            r.submit(command, null);
+          } catch (IllegalStateException closing) {
+            edge.proposalDropped(command);
+            log.debug("not proposing {}: the replicator is closed", command);
+          }
+        },
+        tries == 100 ? 0 : TimeUnit.MILLISECONDS.toNanos(10));
   }
 
   /** This node lost the leadership: every client is sent to the new leader. */

@@ -112,9 +112,13 @@ class DeterminismProperties {
   }
 
   static SemaphoreMachine restore(byte[] snapshot) {
+    return restore(snapshot, LIMITS);
+  }
+
+  static SemaphoreMachine restore(byte[] snapshot, Limits limits) {
     try {
       return SemaphoreMachine.readSnapshot(
-          LIMITS, new DataInputStream(new ByteArrayInputStream(snapshot)));
+          limits, new DataInputStream(new ByteArrayInputStream(snapshot)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 class MachineMatchesModelProperties {
   /** Small limits so that scripts reach them. */
-  static final Limits LIMITS = new Limits(1024, 6, 6, 5, 64, 4, 24, 65_536);
+  static final Limits LIMITS = new Limits(1024, 6, 6, 5, 64, 4, 24, 65_536, 1_000_000);
 
   @Provide
   Arbitrary<List<Action>> scripts() {

@@ -123,6 +123,8 @@ public final class ReferenceModel {
         }
       }
       result = new Result.Expiry(applies);
+    } else if (command instanceof Command.ContinueGrants) {
+      return null; // the model serves every waiter in the command that made it servable
     } else {
       throw new IllegalStateException("unknown command " + command);
     }
