@@ -39,6 +39,12 @@ final class Edge implements ApplyListener {
   private final AtomicBoolean continuing = new AtomicBoolean();
 
   /**
+   * This batch left grants pending: propose the continuation once its answers are written, so
+   * slices go out no faster than the event loops write them. Applying thread only.
+   */
+  private boolean continueAfterFlush;
+
+  /**
    * An edge that calls {@code dropClients} with the leader's address when this node stops leading,
    * and {@code propose} for commands it proposes itself (after the current batch, from another
    * thread, and only while this node leads).
@@ -128,7 +134,7 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.SessionEnded ended) {
         sessions.ended(ended.sessionId());
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
-        propose.accept(new Command.ContinueGrants());
+        continueAfterFlush = true;
       }
     }
     Reply reply = outcome.reply();
@@ -177,7 +183,12 @@ final class Edge implements ApplyListener {
 
   @Override
   public void batchEnded() {
-    outbox.flush();
+    if (continueAfterFlush) {
+      continueAfterFlush = false;
+      outbox.flush(() -> propose.accept(new Command.ContinueGrants()));
+    } else {
+      outbox.flush();
+    }
     metrics.batchEnded();
   }
 

@@ -6,6 +6,8 @@ import io.semafor.protocol.v1.ServerFrame;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The frames one batch of applied commands produced, written when the batch ends. Frames for
@@ -33,8 +35,22 @@ final class Outbox {
 
   /** Writes everything queued since the last flush. */
   void flush() {
+    flush(null);
+  }
+
+  /**
+   * Writes everything queued since the last flush, then runs {@code afterWritten} (if not null)
+   * once every event loop that was handed frames has written them: a task queued on each such loop
+   * after its frames, the last of them to run calling it. So whoever produces frames faster than
+   * the loops write them (a grant storm's slices) can wait for them instead of piling up tasks in
+   * front of other clients' answers.
+   */
+  void flush(@Nullable Runnable afterWritten) {
     int n = channels.size();
     if (n == 0) {
+      if (afterWritten != null) {
+        afterWritten.run();
+      }
       return;
     }
     IdentityHashMap<EventLoop, Delivery> elsewhere = null;
@@ -65,6 +81,22 @@ final class Outbox {
     }
     channels.clear();
     frames.clear();
+    if (afterWritten == null) {
+      return;
+    }
+    if (elsewhere == null) {
+      afterWritten.run();
+      return;
+    }
+    AtomicInteger loopsLeft = new AtomicInteger(elsewhere.size());
+    for (EventLoop loop : elsewhere.keySet()) {
+      loop.execute(
+          () -> {
+            if (loopsLeft.decrementAndGet() == 0) {
+              afterWritten.run();
+            }
+          });
+    }
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
