@@ -7,7 +7,9 @@ import picocli.CommandLine.Parameters;
 
 @Command(
     name = "get",
-    description = "Print a semaphore's value (JSON: with waiters, holders, owned and leased).",
+    description =
+        "Print a semaphore's value (JSON: with the counts of waiters, holders and leases, and"
+            + " the amounts owned and leased).",
     mixinStandardHelpOptions = true)
 final class GetCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME")
@@ -23,6 +25,7 @@ final class GetCommand extends ClientCommand {
             "value", info.value(),
             "waiters", info.waiters(),
             "holders", info.holders(),
+            "leases", info.leaseCount(),
             "owned", info.owned(),
             "leased", info.leased(),
             "revision", info.revision(),

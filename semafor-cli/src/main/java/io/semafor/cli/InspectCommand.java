@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -14,16 +16,26 @@ import picocli.CommandLine.Parameters;
     description = {
       "Show a semaphore in full: its queue, holders and leases.",
       "The queue in arrival order (each waiter's session, kind and amount), holders with what",
-      "they own and their slots, and leases with their ages."
+      "they own and their slots, and leases with their ages. Long lists are read page by page;",
+      "--limit shows only the first N of each."
     },
     mixinStandardHelpOptions = true)
 final class InspectCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME")
   String name = "";
 
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      description = "Show at most the first N entries of each list (default: all of them).")
+  int limit = Integer.MAX_VALUE;
+
   @Override
   int run(SemaforClient client, Output output) {
-    SemaphoreInfo info = client.semaphore(name).inspect();
+    if (limit < 1) {
+      throw new ParameterException(spec.commandLine(), "--limit: must be positive, was " + limit);
+    }
+    SemaphoreInfo info = client.semaphore(name).inspect(limit);
     output.result(text(info), json(info));
     return ExitCodes.OK;
   }
@@ -34,7 +46,7 @@ final class InspectCommand extends ClientCommand {
         String.format(
             "%nrevision %d, owned %d, leased %d, in transit %d",
             info.revision(), info.owned(), info.leased(), info.undelivered()));
-    b.append(String.format("%nqueue (%d):", info.queue().size()));
+    b.append(String.format("%nqueue (%d):", Math.max(info.waiters(), info.queue().size())));
     for (SemaphoreInfo.Waiter w : info.queue()) {
       b.append(
           String.format(
@@ -46,14 +58,16 @@ final class InspectCommand extends ClientCommand {
               w.amount(),
               w.timesOutIn() == null ? "" : ", times out in " + Parsing.show(w.timesOutIn())));
     }
-    b.append(String.format("%nholders (%d):", info.holderList().size()));
+    notShown(b, info.waiters() - info.queue().size());
+    b.append(String.format("%nholders (%d):", Math.max(info.holders(), info.holderList().size())));
     for (SemaphoreInfo.Holder h : info.holderList()) {
       b.append(
           String.format(
               "%n  session %d owns %d%s",
               h.sessionId(), h.owned(), h.slots().isEmpty() ? "" : ", slots " + h.slots()));
     }
-    b.append(String.format("%nleases (%d):", info.leases().size()));
+    notShown(b, info.holders() - info.holderList().size());
+    b.append(String.format("%nleases (%d):", Math.max(info.leaseCount(), info.leases().size())));
     for (SemaphoreInfo.LeaseInfo l : info.leases()) {
       b.append(
           String.format(
@@ -66,7 +80,18 @@ final class InspectCommand extends ClientCommand {
               Parsing.show(l.expiresIn()),
               l.sessionId() == 0 ? "" : ", not yet delivered to session " + l.sessionId()));
     }
+    notShown(b, info.leaseCount() - info.leases().size());
     return b.toString();
+  }
+
+  /**
+   * Says how many entries of a list --limit left out. The counts are the last page's, so with
+   * entries coming and going while the pages are read they are close, not exact.
+   */
+  private static void notShown(StringBuilder b, long more) {
+    if (more > 0) {
+      b.append(String.format("%n  ... and %d more", more));
+    }
   }
 
   /** Milliseconds until the waiter times out; -1 if it waits until served. */
@@ -132,6 +157,9 @@ final class InspectCommand extends ClientCommand {
         info.leased(),
         "inTransit",
         info.undelivered(),
+        "counts",
+        Output.fields(
+            "waiters", info.waiters(), "holders", info.holders(), "leases", info.leaseCount()),
         "queue",
         queue,
         "holders",

@@ -1,12 +1,16 @@
 package io.semafor.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Runs {@code semafor} as a separate JVM, as a user's shell would, and collects what it said. */
 final class CliProcess {
@@ -62,18 +66,34 @@ final class CliProcess {
   }
 
   private static Finished finish(Process p, String... args) throws InterruptedException {
+    // Read while it runs: a command printing more than a pipe holds would otherwise block forever.
+    FutureTask<String> out = drain(p.getInputStream());
+    FutureTask<String> err = drain(p.getErrorStream());
     try {
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         throw new AssertionError("semafor " + String.join(" ", args) + " did not finish in 60 s");
       }
-      return new Finished(
-          p.exitValue(),
-          new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip(),
-          new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip());
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      return new Finished(p.exitValue(), output(out), output(err));
     } finally {
       p.destroyForcibly();
+    }
+  }
+
+  private static FutureTask<String> drain(InputStream stream) {
+    FutureTask<String> task =
+        new FutureTask<>(() -> new String(stream.readAllBytes(), StandardCharsets.UTF_8));
+    Thread reader = new Thread(task, "cli-output");
+    reader.setDaemon(true);
+    reader.start();
+    return task;
+  }
+
+  /** What a finished process printed (its stream ends with it, so this does not wait long). */
+  private static String output(FutureTask<String> drained) throws InterruptedException {
+    try {
+      return drained.get(10, TimeUnit.SECONDS).strip();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new AssertionError("reading the command's output failed", e);
     }
   }
 }

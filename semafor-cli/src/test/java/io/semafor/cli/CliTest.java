@@ -16,6 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -234,6 +237,46 @@ class CliTest {
     assertThat(node.get("queue").get(0).get("sessionId").asLong()).isEqualTo(client.sessionId());
     assertThat(node.get("holders").get(0).get("sessionId").asLong()).isEqualTo(other.sessionId());
     assertThat(semafor("inspect", "x").out()).contains("queue (1)").contains("holders (1)");
+  }
+
+  @Test
+  void inspectFollowsThePagesOfAQueueLongerThanAFrame() throws Exception {
+    // 40,000 waiters: ten pages of 4,096, and in one answer past the 1 MiB frame limit
+    int queued = 40_000;
+    client.create("x", 0);
+    List<SemaforClient> clients = new ArrayList<>();
+    List<CompletableFuture<Boolean>> waiting = new ArrayList<>();
+    for (int i = 0; i < queued; i++) {
+      if (i % 4_000 == 0) { // a session may queue 4,096
+        SemaforClient next = semafor.newClient();
+        // One read's round trip first: a request sent the instant Welcome arrives can still be
+        // refused with its connection (issue 11's first defect, fixed apart from this test).
+        next.semaphore("x").info();
+        clients.add(next);
+      }
+      NamedSemaphore x = clients.get(clients.size() - 1).semaphore("x");
+      waiting.add(x.acquireAsync(1, Duration.ofMinutes(5)));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.semaphore("x").info().waiters() == queued);
+
+    JsonNode all = JSON.readTree(semafor("inspect", "x", "--json").out());
+    Finished text = semafor("inspect", "x");
+    Finished limited = semafor("inspect", "x", "--limit", "3");
+
+    assertThat(all.get("queue")).hasSize(queued);
+    assertThat(all.get("counts").get("waiters").asInt()).isEqualTo(queued);
+    long previous = 0;
+    for (JsonNode waiter : all.get("queue")) {
+      assertThat(waiter.get("sequence").asLong()).isGreaterThan(previous);
+      previous = waiter.get("sequence").asLong();
+    }
+    assertThat(text.out()).contains("queue (40000):");
+    assertThat(text.out().lines().filter(line -> line.startsWith("  #")).count()).isEqualTo(queued);
+    assertThat(limited.out().lines().filter(line -> line.startsWith("  #")).count()).isEqualTo(3);
+    assertThat(limited.out()).contains("... and 39997 more");
+    assertThat(waiting).noneMatch(CompletableFuture::isDone);
   }
 
   @Test

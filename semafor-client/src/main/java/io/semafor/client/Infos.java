@@ -4,6 +4,7 @@ import io.semafor.protocol.v1.HolderView;
 import io.semafor.protocol.v1.LeaseView;
 import io.semafor.protocol.v1.Options;
 import io.semafor.protocol.v1.ReadResponse;
+import io.semafor.protocol.v1.SemaphoreDetail;
 import io.semafor.protocol.v1.SemaphoreStatus;
 import io.semafor.protocol.v1.WaiterView;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,18 @@ final class Infos {
     return info(r.getStatus(), r.getRevision(), List.of(), List.of(), List.of());
   }
 
+  /** One inspection page. */
+  static InspectionPage page(ReadResponse r) {
+    SemaphoreDetail d = r.getDetail();
+    return new InspectionPage(
+        detail(r),
+        new InspectionCursor(d.getQueueNext(), d.getHoldersNext(), d.getLeasesNext()),
+        d.getQueueMore(),
+        d.getHoldersMore(),
+        d.getLeasesMore());
+  }
+
+  /** An inspection page's summary and entries. */
   static SemaphoreInfo detail(ReadResponse r) {
     List<SemaphoreInfo.Waiter> queue = new ArrayList<>();
     for (WaiterView w : r.getDetail().getQueueList()) {
@@ -62,6 +75,7 @@ final class Infos {
         options(s.getOptions()),
         s.getWaiters(),
         s.getHolders(),
+        s.getLeases(),
         s.getOwned(),
         s.getLeased(),
         s.getUndelivered(),

@@ -11,7 +11,6 @@ import io.semafor.protocol.v1.Delete;
 import io.semafor.protocol.v1.Get;
 import io.semafor.protocol.v1.Granted;
 import io.semafor.protocol.v1.Increment;
-import io.semafor.protocol.v1.Inspect;
 import io.semafor.protocol.v1.LeaseGranted;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Release;
@@ -149,17 +148,80 @@ public final class NamedSemaphore {
     return Read.newBuilder().setGet(Get.newBuilder().setName(nameBytes));
   }
 
-  /** {@link #info()} with the queue, the holders and the leases. */
+  /**
+   * {@link #info()} with the whole queue (arrival order), every holder (session id order) and every
+   * lease (permit id order), read page by page; see {@link #inspect(int)}.
+   */
   public SemaphoreInfo inspect() {
-    return Infos.detail(rpc.read(inspectRead()));
+    return inspect(Integer.MAX_VALUE);
   }
 
+  /**
+   * {@link #info()} with the first {@code maxPerList} entries of the queue (arrival order), the
+   * holders (session id order) and the leases (permit id order).
+   *
+   * <p>Blocks for one read per page (a page carries up to 4,096 entries of each list and stays
+   * within the frame limit), each waiting at most the client's answer timeout. The pages are read
+   * while the semaphore keeps changing, so the result is not a snapshot: an entry present
+   * throughout is shown exactly once and in order, one that arrives or leaves meanwhile may or may
+   * not be; the summary and {@code revision} are the last page's.
+   *
+   * @throws IllegalArgumentException if {@code maxPerList} is not positive
+   * @throws SemaforException NOT_FOUND if there is no such semaphore (also if it is deleted between
+   *     pages); UNAVAILABLE if a page is not answered in time
+   */
+  public SemaphoreInfo inspect(int maxPerList) {
+    Inspection inspection = new Inspection(nameBytes, maxPerList);
+    boolean done = false;
+    while (!done) { // every page shows at least one entry of a list that is not done
+      done = inspection.take(rpc.read(inspection.nextRead()));
+    }
+    return inspection.result();
+  }
+
+  /** {@link #inspect()} without blocking; the future fails as that method throws. */
   public CompletableFuture<SemaphoreInfo> inspectAsync() {
-    return rpc.readAsync(inspectRead()).thenApply(Infos::detail);
+    return inspectAsync(Integer.MAX_VALUE);
   }
 
-  private Read.Builder inspectRead() {
-    return Read.newBuilder().setInspect(Inspect.newBuilder().setName(nameBytes));
+  /**
+   * {@link #inspect(int)} without blocking: the future completes on a client thread once the last
+   * page is read, or fails with the {@link SemaforException} of the first page that failed.
+   *
+   * @throws IllegalArgumentException if {@code maxPerList} is not positive
+   */
+  public CompletableFuture<SemaphoreInfo> inspectAsync(int maxPerList) {
+    return follow(new Inspection(nameBytes, maxPerList));
+  }
+
+  private CompletableFuture<SemaphoreInfo> follow(Inspection inspection) {
+    return rpc.readAsync(inspection.nextRead())
+        .thenCompose(
+            answer ->
+                inspection.take(answer)
+                    ? CompletableFuture.completedFuture(inspection.result())
+                    : follow(inspection));
+  }
+
+  /**
+   * One page of the inspection: the summary, and from each list the entries after {@code from}'s
+   * position in it, at most {@code limit} of each (fewer when the page reaches the frame's budget;
+   * at least one while any list has more). Pass the page's {@link InspectionPage#next()} as the
+   * next {@code from} until {@link InspectionPage#complete()}; a list whose position is {@link
+   * Long#MAX_VALUE} is skipped. Blocks for one read, at most the client's answer timeout.
+   *
+   * @param limit entries per list: 0 for the server's default (1,000), at most 4,096 (more is taken
+   *     as 4,096)
+   * @throws SemaforException NOT_FOUND if there is no such semaphore; INVALID_ARGUMENT for a
+   *     negative limit or position; UNAVAILABLE if it is not answered in time
+   */
+  public InspectionPage inspectPage(InspectionCursor from, int limit) {
+    return Infos.page(rpc.read(Inspection.pageRead(nameBytes, from, limit)));
+  }
+
+  /** {@link #inspectPage} without blocking; the future fails as that method throws. */
+  public CompletableFuture<InspectionPage> inspectPageAsync(InspectionCursor from, int limit) {
+    return rpc.readAsync(Inspection.pageRead(nameBytes, from, limit)).thenApply(Infos::page);
   }
 
   /** Writes the free value (what sessions own or lease is untouched); returns the previous one. */

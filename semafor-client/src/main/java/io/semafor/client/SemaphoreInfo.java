@@ -5,9 +5,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A semaphore as the server saw it at {@code revision}: its free value, options, and how much is
- * waiting, owned, leased and in transit. {@link NamedSemaphore#inspect()} also fills in the queue,
- * the holders and the leases (empty lists otherwise).
+ * A semaphore as the server saw it at {@code revision}: its free value, options, how many requests
+ * wait ({@code waiters}), how many sessions own permits ({@code holders}), how many leases it has
+ * ({@code leaseCount}), and how much is owned, leased and in transit. {@link
+ * NamedSemaphore#inspect()} also fills in the queue in arrival order, the holders in session id
+ * order and the leases in permit id order (empty lists otherwise; one page of them from {@link
+ * NamedSemaphore#inspectPage}).
  */
 public record SemaphoreInfo(
     String name,
@@ -15,6 +18,7 @@ public record SemaphoreInfo(
     SemaphoreOptions options,
     int waiters,
     int holders,
+    int leaseCount,
     long owned,
     long leased,
     long undelivered,
@@ -39,7 +43,10 @@ public record SemaphoreInfo(
       long amount,
       @Nullable Duration timesOutIn) {}
 
-  /** One session's holding: its owned amount (signed SysV adjustment) and slots. */
+  /**
+   * One session's holding: its owned amount (signed SysV adjustment: negative when an owned {@code
+   * semop} add is to be taken back) and slots.
+   */
   public record Holder(long sessionId, long owned, List<Long> slots) {
     /** Copies the slots. */
     public Holder {

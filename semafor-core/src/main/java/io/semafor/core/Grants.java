@@ -50,7 +50,7 @@ final class Grants {
     Lease lease =
         new Lease(permitId, semaphore, amount, slots, token, seq, engine.now, expiresAt, session);
     engine.leases.put(permitId, lease);
-    table.leases.put(permitId, lease);
+    table.addLease(lease);
     engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(permitId), expiresAt));
     Result result = new Result.LeaseGranted(permitId, amount, token, seq, boxed(slots), expiresAt);
     return engine.answer(session, requestId, result, lease);

@@ -34,6 +34,11 @@ final class Holding {
     return adjustment == 0 && pendingOwned == 0;
   }
 
+  /** How many slots its owned permits hold. */
+  int slotCount() {
+    return slotCount;
+  }
+
   void pushSlot(long slot) {
     if (slotCount == slots.length) {
       slots = Arrays.copyOf(slots, Math.max(4, slotCount * 2));

@@ -57,7 +57,7 @@ final class LeaseCommands {
     Semaphore s = lease.semaphore;
     engine.leases.remove(lease.permitId);
     HolderTable table = s.holders();
-    table.leases.remove(lease.permitId);
+    table.removeLease(lease);
     for (long slot : lease.slots) {
       table.freeSlot(slot);
     }

@@ -21,10 +21,11 @@ final class Ownership {
     h.adjustment += amount;
     long gained = h.owned() - before;
     semaphore.outstanding += gained;
+    HolderTable table = semaphore.holders();
+    table.ownedChanged(before, h.owned());
     if (!semaphore.slotted() || gained == 0) {
       return List.of();
     }
-    HolderTable table = semaphore.holders();
     List<Long> slots = new ArrayList<>((int) gained);
     for (long i = 0; i < gained; i++) {
       long slot = table.takeLowestFreeSlot();
@@ -44,8 +45,9 @@ final class Ownership {
     h.adjustment -= amount;
     long lost = before - h.owned();
     h.semaphore.outstanding -= lost;
+    HolderTable table = h.semaphore.holders();
+    table.ownedChanged(before, h.owned());
     if (h.semaphore.slotted()) {
-      HolderTable table = h.semaphore.holders();
       for (long i = 0; i < lost; i++) {
         table.freeSlot(h.popSlot());
       }
@@ -55,10 +57,13 @@ final class Ownership {
   /** Gives back the one owned permit holding {@code slot}, raising the value by 1. */
   static void releaseSlot(Holding h, long slot) {
     h.removeSlot(slot);
+    long before = h.owned();
     h.adjustment -= 1;
     h.semaphore.outstanding -= 1;
     h.semaphore.value += 1;
-    h.semaphore.holders().freeSlot(slot);
+    HolderTable table = h.semaphore.holders();
+    table.ownedChanged(before, h.owned());
+    table.freeSlot(slot);
   }
 
   /**

@@ -124,30 +124,68 @@ public sealed interface Result {
   /** {@code cancel}: whether the request was still waiting. */
   record Cancelled(boolean cancelled) implements Result {}
 
-  /** {@code get}: the state of one semaphore. */
+  /**
+   * {@code get}: the state of one semaphore. {@code holders} counts the sessions that own permits
+   * here, {@code leases} the leases on it.
+   */
   record SemaphoreStatus(
       Name name,
       long value,
       SemaphoreOptions options,
       int waiters,
       int holders,
+      int leases,
       long owned,
       long leased,
       long undelivered)
       implements Result {}
 
-  /** {@code inspect}: a semaphore with its queue, holders and leases. */
+  /**
+   * {@code inspect}: a semaphore's summary with one page of its queue (arrival order), holders
+   * (session id order) and leases (permit id order). {@code next} is where each list resumes (the
+   * key of the last entry the page passed, or where it started if it passed none); a list's {@code
+   * …More} flag says whether entries remain past it.
+   */
   record SemaphoreDetail(
       SemaphoreStatus status,
       List<WaiterView> queue,
       List<HolderView> holders,
-      List<LeaseView> leases)
+      List<LeaseView> leases,
+      Query.Position next,
+      boolean queueMore,
+      boolean holdersMore,
+      boolean leasesMore)
       implements Result {
     /** Copies the lists. */
     public SemaphoreDetail {
       queue = List.copyOf(queue);
       holders = List.copyOf(holders);
       leases = List.copyOf(leases);
+    }
+
+    /** The complete view: every list in full, resuming after its last entry. */
+    public SemaphoreDetail(
+        SemaphoreStatus status,
+        List<WaiterView> queue,
+        List<HolderView> holders,
+        List<LeaseView> leases) {
+      this(
+          status,
+          queue,
+          holders,
+          leases,
+          new Query.Position(
+              queue.isEmpty() ? 0 : queue.get(queue.size() - 1).sequence(),
+              holders.isEmpty() ? 0 : holders.get(holders.size() - 1).sessionId(),
+              leases.isEmpty() ? 0 : leases.get(leases.size() - 1).permitId()),
+          false,
+          false,
+          false);
+    }
+
+    /** True if no list has entries past this page. */
+    public boolean complete() {
+      return !queueMore && !holdersMore && !leasesMore;
     }
   }
 

@@ -222,6 +222,14 @@ public final class SemaphoreMachine {
     return order.evaluations();
   }
 
+  /**
+   * How many queued waiters inspection pages have walked past to find where they resume, ever: the
+   * work of a page beyond the entries it shows, for tests.
+   */
+  long inspectionWalk() {
+    return queries.walked;
+  }
+
   /** The limits this machine enforces (every replica of a group uses the same). */
   public Limits limits() {
     return engine.limits;

@@ -47,7 +47,7 @@ final class Session {
     if (h == null) {
       h = new Holding(this, semaphore);
       holdings.put(semaphore, h);
-      semaphore.holders().holdings.put(this, h);
+      semaphore.holders().holdings.put(id, h);
     }
     return h;
   }
@@ -58,7 +58,7 @@ final class Session {
       holdings.remove(h.semaphore);
       HolderTable table = h.semaphore.holders;
       if (table != null) {
-        table.holdings.remove(this);
+        table.holdings.remove(id);
       }
       h.semaphore.compact();
     }

@@ -100,7 +100,7 @@ final class SnapshotReader {
       leaseOwners.put(permitId, owner);
     }
     engine.leases.put(permitId, lease);
-    s.holders().leases.put(permitId, lease);
+    s.holders().addLease(lease);
   }
 
   private void readSession(Engine engine) throws IOException {
@@ -114,6 +114,7 @@ final class SnapshotReader {
       Semaphore s = semaphore(engine);
       Holding h = session.holding(s);
       h.adjustment = in.readLong();
+      s.holders().ownedChanged(0, h.owned());
       h.pendingOwned = in.readLong();
       for (long slot : ResultCodec.readLongs(in)) {
         h.pushSlot(slot);

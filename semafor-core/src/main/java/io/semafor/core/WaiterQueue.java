@@ -45,6 +45,22 @@ final class WaiterQueue {
     return size;
   }
 
+  /**
+   * Whether {@code node}, once queued on this semaphore, still is. Removal clears a node's links
+   * and a node is never queued again, so a queued node either has a predecessor or heads its list.
+   */
+  boolean contains(Node node) {
+    if (node.prev != null) {
+      return true;
+    }
+    return switch (node.role()) {
+      case Node.TAKE_ALL, Node.TAKE_PARTIAL -> takers.head() == node;
+      case Node.WATCH -> watchers.head() == node;
+      case Node.ZERO -> zeros.head() == node;
+      default -> false;
+    };
+  }
+
   boolean isEmpty() {
     return size == 0;
   }

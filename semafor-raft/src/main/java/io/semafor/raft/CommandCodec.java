@@ -202,8 +202,14 @@ final class CommandCodec {
       out.writeByte(1);
       writeName(out, g.name());
     } else if (query instanceof Query.Inspect i) {
-      out.writeByte(2);
+      // tag 2, a name alone, is the first page of the unpaged form found in older logs
+      out.writeByte(4);
       writeName(out, i.name());
+      out.writeInt(i.limit());
+      out.writeLong(i.from().queue());
+      out.writeLong(i.from().holders());
+      out.writeLong(i.from().leases());
+      out.writeInt(i.budgetBytes());
     } else if (query instanceof Query.ListNames l) {
       out.writeByte(3);
       writeName(out, l.prefix());
@@ -228,6 +234,12 @@ final class CommandCodec {
         int limit = in.readInt();
         @Nullable Name after = in.readBoolean() ? readName(in) : null;
         yield new Query.ListNames(prefix, limit, after);
+      }
+      case 4 -> {
+        Name name = readName(in);
+        int limit = in.readInt();
+        Query.Position from = new Query.Position(in.readLong(), in.readLong(), in.readLong());
+        yield new Query.Inspect(name, limit, from, in.readInt());
       }
       default -> throw new IOException("unknown query tag " + tag);
     };

@@ -11,6 +11,8 @@ import io.semafor.core.Query;
 import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -66,10 +68,31 @@ class EntryTest {
             new Command.Acknowledge(3, List.of(6L, 7L)),
             new Entry.Read(1, new Query.Get(X)),
             new Entry.Read(2, new Query.Inspect(X)),
+            new Entry.Read(5, new Query.Inspect(X, 7, new Query.Position(1, 2, 3), 4_096)),
             new Entry.Read(3, new Query.ListNames(Name.of("p"), 100, X)),
             new Entry.Read(4, new Query.ListNames(Name.of(""), 1, null)));
     assertThat(roundTrip(new Entry(-5, "node-2", 1, items)))
         .isEqualTo(new Entry(-5, "node-2", 1, items));
+  }
+
+  @Test
+  void anInspectionInALogWrittenBeforePagingReadsAsTheFirstPage() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(1); // entry version
+      out.writeLong(7); // log time
+      out.writeUTF("n1");
+      out.writeLong(2); // batch
+      out.writeInt(1); // items
+      out.writeByte(1); // a read
+      out.writeLong(9); // its id
+      out.writeByte(2); // the unpaged inspection: a name alone
+      byte[] name = X.toBytes();
+      out.writeInt(name.length);
+      out.write(name);
+    }
+    assertThat(Entry.decode(new ByteArrayInputStream(bytes.toByteArray())).items())
+        .containsExactly(new Entry.Read(9, new Query.Inspect(X)));
   }
 
   @Test

@@ -253,7 +253,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   private void read(Read read) {
     Query query;
     try {
-      query = WireRequests.query(read);
+      query = WireRequests.query(read, config.maxFrameBytes());
     } catch (WireRequests.Malformed e) {
       send(
           ServerFrame.newBuilder()

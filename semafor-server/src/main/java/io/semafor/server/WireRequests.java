@@ -8,6 +8,7 @@ import io.semafor.core.Query;
 import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.protocol.v1.Create;
+import io.semafor.protocol.v1.Inspect;
 import io.semafor.protocol.v1.ListNames;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
@@ -113,10 +114,22 @@ final class WireRequests {
     return new Operation.Semop(ops, s.getTimeoutNs());
   }
 
-  static Query query(Read r) throws Malformed {
+  /**
+   * The query a read asks for. An inspection page's entries are budgeted at half of {@code
+   * maxFrameBytes} (at most the core's default), so that the answer with its summary fits in a
+   * frame.
+   */
+  static Query query(Read r, int maxFrameBytes) throws Malformed {
     return switch (r.getQueryCase()) {
       case GET -> new Query.Get(name(r.getGet().getName()));
-      case INSPECT -> new Query.Inspect(name(r.getInspect().getName()));
+      case INSPECT -> {
+        Inspect i = r.getInspect();
+        yield new Query.Inspect(
+            name(i.getName()),
+            i.getLimit(),
+            new Query.Position(i.getQueueAfter(), i.getHoldersAfter(), i.getLeasesAfter()),
+            Math.min(Query.Inspect.DEFAULT_BUDGET_BYTES, maxFrameBytes / 2));
+      }
       case LIST_NAMES -> {
         ListNames l = r.getListNames();
         yield new Query.ListNames(

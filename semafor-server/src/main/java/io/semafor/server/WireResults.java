@@ -168,14 +168,23 @@ final class WireResults {
         .setOptions(options(s.options()))
         .setWaiters(s.waiters())
         .setHolders(s.holders())
+        .setLeases(s.leases())
         .setOwned(s.owned())
         .setLeased(s.leased())
         .setUndelivered(s.undelivered())
         .build();
   }
 
-  private static SemaphoreDetail detail(Result.SemaphoreDetail d, long logTime) {
-    SemaphoreDetail.Builder b = SemaphoreDetail.newBuilder().setStatus(status(d.status()));
+  static SemaphoreDetail detail(Result.SemaphoreDetail d, long logTime) {
+    SemaphoreDetail.Builder b =
+        SemaphoreDetail.newBuilder()
+            .setStatus(status(d.status()))
+            .setQueueNext(d.next().queue())
+            .setHoldersNext(d.next().holders())
+            .setLeasesNext(d.next().leases())
+            .setQueueMore(d.queueMore())
+            .setHoldersMore(d.holdersMore())
+            .setLeasesMore(d.leasesMore());
     for (Result.WaiterView w : d.queue()) {
       b.addQueue(
           WaiterView.newBuilder()

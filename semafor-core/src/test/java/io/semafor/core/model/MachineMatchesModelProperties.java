@@ -6,7 +6,6 @@ import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
 import io.semafor.core.Outcome;
-import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
@@ -106,8 +105,8 @@ class MachineMatchesModelProperties {
             });
   }
 
+  /** The machine's view of {@code name}, read in pages of two entries per list and joined. */
   private static Result.@Nullable SemaphoreDetail detail(SemaphoreMachine machine, Name name) {
-    Result result = machine.query(new Query.Inspect(name)).result();
-    return result instanceof Result.SemaphoreDetail detail ? detail : null;
+    return Pages.all(machine, name, 2);
   }
 }

@@ -1169,8 +1169,10 @@ public final class ReferenceModel {
       }
     }
     long leased = 0;
+    int leases = 0;
     for (Lease lease : st.leases.values()) {
       leased += lease.sem == s ? lease.amount : 0;
+      leases += lease.sem == s ? 1 : 0;
     }
     return new Result.SemaphoreStatus(
         name,
@@ -1178,12 +1180,13 @@ public final class ReferenceModel {
         options(s),
         waiters,
         holders,
+        leases,
         owned,
         leased,
         outstanding(s) - owned - leased);
   }
 
-  /** The same view {@code Query.Inspect} gives, computed by scanning. */
+  /** The complete view that {@code Query.Inspect}'s pages give together, computed by scanning. */
   public Result.@Nullable SemaphoreDetail inspect(Name name) {
     Result.SemaphoreStatus status = status(name);
     Sem s = st.sems.get(name);
