@@ -164,9 +164,12 @@ public final class SemaforClient implements AutoCloseable {
   }
 
   /**
-   * Runs {@code listener} on a client thread whenever the session is lost (it expired while the
-   * client could not reach a server) and a new one opened: owned permits and leases not yet
-   * delivered went back.
+   * Runs {@code listener} on a client thread whenever the session is lost — it expired because the
+   * server heard nothing from this client for its TTL (the client could not reach a server, or was
+   * not running: a long pause, SIGSTOP, a suspended VM) — as soon as the client learns it: at once
+   * if its connection survived (the server says so on it), else on reconnecting. Then pending calls
+   * have failed with {@link ErrorCode#SESSION_EXPIRED}, owned permits and undelivered grants and
+   * leases went back, and a new session is being opened. The listener must not block.
    */
   public void onSessionLost(Runnable listener) {
     link.onSessionLost(listener);

@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * The io thread sends keep-alives, nudges readers as above, notices a silent server, and
  * reconnects: it resumes the session on any reachable address and sends every unanswered request
  * again under its id, in id order, before anything new; the server applies each once. If the
- * session ended meanwhile, every pending call fails with SESSION_EXPIRED and a new session is
- * opened.
+ * session ended (the server says so with a Fatal SESSION_EXPIRED on the connection, or refuses the
+ * resume), every pending call fails with SESSION_EXPIRED, the session-lost listeners run, and a new
+ * session is opened.
  */
 
 /** The session and its connection, shared by all threads of one client. Thread-safe. */
@@ -92,6 +93,9 @@ public final class Link implements AutoCloseable {
   private volatile boolean closed;
   private volatile long lastWrite = System.nanoTime();
   private volatile long lastFrame = System.nanoTime();
+
+  /** The server said the session ended (a Fatal SESSION_EXPIRED): the io thread reports it. */
+  private volatile long expiredSessionId;
 
   /** Acknowledgements sent in keep-alives whose pong has not come back: sent again on resume. */
   private final ConcurrentLinkedQueue<List<Long>> unconfirmedAcks = new ConcurrentLinkedQueue<>();
@@ -349,6 +353,11 @@ public final class Link implements AutoCloseable {
         if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
           log.info("{} no longer leads; following the leader ({})", w.address(), f.getLeader());
           preferLeader(f.getLeader());
+        } else if (f.getCode() == io.semafor.protocol.v1.ErrorCode.SESSION_EXPIRED) {
+          log.warn("server {}: {}", w.address(), f.getMessage());
+          if (wire == w) {
+            expiredSessionId = sessionId; // the io thread reports it before reconnecting
+          }
         } else {
           log.warn(
               "server {} closed the connection: {} {}", w.address(), f.getCode(), f.getMessage());
@@ -468,19 +477,20 @@ public final class Link implements AutoCloseable {
 
   /**
    * Makes {@code w} the connection: sends every unanswered request again, in id order, and any
-   * acknowledgements not yet confirmed, before any new request can go out.
+   * acknowledgements not yet confirmed, before any new request can go out. On a new session (a lost
+   * one's requests failed) what is pending was issued since: it goes out now.
    */
   private void adopt(Wire w, boolean resumed) throws IOException {
     synchronized (writeLock) {
+      List<Call> pending = new ArrayList<>(requests.values());
+      pending.sort(Comparator.comparingLong(c -> c.id));
+      for (Call c : pending) {
+        w.write(c.frame);
+      }
+      for (Call c : reads.values()) {
+        w.write(c.frame);
+      }
       if (resumed) {
-        List<Call> pending = new ArrayList<>(requests.values());
-        pending.sort(Comparator.comparingLong(c -> c.id));
-        for (Call c : pending) {
-          w.write(c.frame);
-        }
-        for (Call c : reads.values()) {
-          w.write(c.frame);
-        }
         for (List<Long> unconfirmed : unconfirmedAcks) {
           w.write(Frames.encode(keepAliveFrame(unconfirmed)));
         }
@@ -514,13 +524,19 @@ public final class Link implements AutoCloseable {
     LockSupport.unpark(ioThread);
   }
 
-  /** The old session ended while we were away: everything pending fails; listeners are told. */
+  /**
+   * The old session ended (it expired: the server heard nothing from this client for its TTL):
+   * everything pending fails; listeners are told. Called on the io thread.
+   */
   private void sessionLost(long old) {
-    log.warn("session {} ended while disconnected; opening a new session", old);
+    log.warn("session {} has ended; opening a new session", old);
     SemaforException e =
         new SemaforException(
             ErrorCode.SESSION_EXPIRED,
-            "session " + old + " ended while the client was disconnected; what it held went back");
+            "session "
+                + old
+                + " ended: the server heard nothing from this client for its TTL; what it held"
+                + " went back");
     synchronized (writeLock) {
       nextRequestId = 0;
       acks.clear();
@@ -646,6 +662,9 @@ public final class Link implements AutoCloseable {
   }
 
   private void reconnect() {
+    if (expiredSessionId != 0 && expiredSessionId == sessionId) {
+      sessionLost(sessionId); // the server said so: report it now, not after reconnecting
+    }
     long lostAt = System.nanoTime();
     long backoff = TimeUnit.MILLISECONDS.toNanos(20);
     boolean gaveUp = false;
@@ -654,7 +673,7 @@ public final class Link implements AutoCloseable {
       for (int i = 0; i < config.addresses().size() && !closed; i++) {
         InetSocketAddress address = nextAddress();
         try {
-          long resume = sessionId;
+          long resume = expiredSessionId == sessionId ? 0 : sessionId;
           Wire w = handshake(address, resume);
           try {
             adopt(w, sessionId == resume);
