@@ -40,9 +40,11 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Grants are made in arrival order (FIFO unless the semaphore is BARGING). Blocking methods that
- * wait for permits throw {@link InterruptedException}; an interrupted request is withdrawn and
- * anything granted meanwhile is given back. Every blocking method has an asynchronous form whose
- * future completes on a client thread: do not block in its callbacks.
+ * wait throw {@link InterruptedException} when interrupted, here and in every other waiting call of
+ * the client ({@link Semop}, {@link WaitMany}, {@link SemaforSemaphore}): the request is withdrawn
+ * from the server's queue, so it holds back no one, and anything granted before the withdrawal
+ * arrived is given back. Every blocking method has an asynchronous form whose future completes on a
+ * client thread: do not block in its callbacks.
  *
  * <p>Thread-safe. Failures are {@link SemaforException}s carrying the SPEC §6 code.
  */
@@ -196,7 +198,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ partial decrement (IRIS)
 
-  /** Waits as long as it takes; see {@link #decrement(long, Duration)}. */
+  /**
+   * Waits as long as it takes; see {@link #decrement(long, Duration)}.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public long decrement(long amount) throws InterruptedException {
     return decrement(amount, -1);
   }
@@ -204,7 +212,12 @@ public final class NamedSemaphore {
   /**
    * IRIS decrement: when it is this request's turn and the value is positive, takes {@code
    * min(value, amount)} and returns it; while the value is 0 it waits, up to {@code timeout}
-   * ({@link Duration#ZERO}: not at all). Returns 0 if it timed out. The amount is consumed.
+   * ({@link Duration#ZERO}: not at all). Returns 0 if it timed out. The amount is consumed. Blocks
+   * the calling thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    */
   public long decrement(long amount, Duration timeout) throws InterruptedException {
     return decrement(amount, Rpc.timeoutNanos(timeout));
@@ -237,7 +250,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ all-or-nothing, consumed
 
-  /** Takes exactly {@code amount}, waiting as long as it takes. Consumed. */
+  /**
+   * Takes exactly {@code amount}, waiting as long as it takes. Consumed.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public void acquire(long amount) throws InterruptedException {
     acquire(amount, -1);
   }
@@ -247,6 +266,11 @@ public final class NamedSemaphore {
    * to {@code timeout}; returns false (having taken nothing) if it timed out. Under FIFO even
    * {@link Duration#ZERO} waits its turn behind a blocked earlier request, unlike {@code
    * java.util.concurrent.Semaphore.tryAcquire()}. Consumed: give back with {@link #increment}.
+   * Blocks the calling thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    */
   public boolean tryAcquire(long amount, Duration timeout) throws InterruptedException {
     return acquire(amount, Rpc.timeoutNanos(timeout));
@@ -275,7 +299,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ owned permits
 
-  /** Takes {@code amount} owned permits, waiting as long as it takes. */
+  /**
+   * Takes {@code amount} owned permits, waiting as long as it takes.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public Permit acquirePermit(long amount) throws InterruptedException {
     Permit permit = acquirePermit(amount, -1);
     if (permit == null) {
@@ -287,8 +317,11 @@ public final class NamedSemaphore {
   /**
    * Takes {@code amount} owned permits, waiting up to {@code timeout}; null if it timed out. The
    * permits are the session's: {@link Permit#close()} gives them back, and so does the session's
-   * end.
+   * end. Blocks the calling thread while it waits.
    *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    * @throws SemaforException ALREADY_HELD past the semaphore's {@code maxPerSession}
    */
   public @Nullable Permit tryAcquirePermit(long amount, Duration timeout)
@@ -389,12 +422,23 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ wait for zero
 
-  /** Waits until the value is 0 (SysV wait-for-zero), consuming nothing. */
+  /**
+   * Waits until the value is 0 (SysV wait-for-zero), consuming nothing.
+   *
+   * @throws InterruptedException if interrupted while waiting: the wait is withdrawn from the
+   *     server
+   */
   public void awaitZero() throws InterruptedException {
     awaitZero(-1);
   }
 
-  /** Waits up to {@code timeout} for the value to be 0; returns whether it was. */
+  /**
+   * Waits up to {@code timeout} for the value to be 0; returns whether it was. Blocks the calling
+   * thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the wait is withdrawn from the
+   *     server
+   */
   public boolean awaitZero(Duration timeout) throws InterruptedException {
     return awaitZero(Rpc.timeoutNanos(timeout));
   }

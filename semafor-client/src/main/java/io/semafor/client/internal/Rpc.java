@@ -57,8 +57,10 @@ public final class Rpc {
 
   /**
    * A request that may wait on the server up to {@code timeoutNanos} (-1: forever). If the thread
-   * is interrupted, the request is cancelled; if it was granted before the cancel arrived, {@code
-   * undo} gives the grant back; then InterruptedException is thrown.
+   * is interrupted, the request is cancelled and its answer awaited (uninterruptibly, up to the
+   * answer timeout): if it was granted before the cancel arrived, {@code undo} gets the answer and
+   * gives the grant back; then InterruptedException is thrown, with the interrupt status clear, and
+   * nothing of the request is left queued on the server.
    */
   public Response callWaiting(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
@@ -69,6 +71,7 @@ public final class Rpc {
       return check((Response) link.await(call, deadline));
     } catch (InterruptedException e) {
       cancel(call, undo);
+      Thread.interrupted(); // an interrupt during the cancel is the one being thrown
       throw e;
     }
   }
@@ -76,12 +79,19 @@ public final class Rpc {
   private void cancel(Call call, Consumer<Response> undo) {
     try {
       call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
-      Response answer = (Response) link.await(call, System.nanoTime() + answerTimeoutNanos);
+      long deadline = System.nanoTime() + answerTimeoutNanos;
+      Response answer;
+      while (true) {
+        try {
+          answer = (Response) link.await(call, deadline);
+          break;
+        } catch (InterruptedException again) {
+          // interrupted twice: still find out whether it was granted, or it would leak
+        }
+      }
       if (!answer.hasFailure()) {
         undo.accept(answer);
       }
-    } catch (InterruptedException again) {
-      Thread.currentThread().interrupt();
     } catch (SemaforException ignored) {
       // the session or connection is gone; what was granted goes back with it
     }
