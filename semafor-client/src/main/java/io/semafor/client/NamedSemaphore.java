@@ -380,6 +380,18 @@ public final class NamedSemaphore {
   /**
    * Takes {@code amount} permits as a lease that ends {@code leaseTtl} after it is granted unless
    * renewed, waiting up to {@code timeout}; null if it timed out.
+   *
+   * <p>Returns only once the lease is <em>delivered</em>: the server has this client's
+   * acknowledgement of the grant (one more round trip), so from then on the lease outlives this
+   * client's session and process (SPEC §9). Until then a lease is in transit and goes back if the
+   * session ends.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
+   *     lease granted before the withdrawal arrived is released, so nothing is left queued or held
+   * @throws SemaforException NOT_FOUND, INVALID_ARGUMENT (a TTL out of range), DELETED if the
+   *     semaphore was deleted while it waited; SESSION_EXPIRED or UNAVAILABLE if the delivery could
+   *     not be confirmed (the message names the permit id: the lease may live on, see {@link
+   *     SemaforClient#lease(long)})
    */
   public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
       throws InterruptedException {
@@ -394,13 +406,37 @@ public final class NamedSemaphore {
                 undone.release();
               }
             });
-    return lease(r.getLeaseGranted());
+    Lease lease = lease(r.getLeaseGranted());
+    if (lease != null) {
+      try {
+        rpc.awaitAcknowledged();
+      } catch (InterruptedException e) {
+        lease.release(); // as if the interrupt had come a moment earlier
+        throw e;
+      } catch (SemaforException e) {
+        throw new SemaforException(
+            e.code(),
+            "lease " + lease.permitId() + " granted, its delivery not confirmed: " + e.getMessage(),
+            e);
+      }
+    }
+    return lease;
   }
 
+  /**
+   * {@link #acquireLease}, completing the future (on a client thread) once the lease is granted and
+   * delivered, or with an empty optional if it timed out.
+   */
   public CompletableFuture<Optional<Lease>> acquireLeaseAsync(
       long amount, Duration leaseTtl, Duration timeout) {
     return rpc.callAsync(leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)))
-        .thenApply(r -> Optional.ofNullable(lease(r.getLeaseGranted())));
+        .thenCompose(
+            r -> {
+              Lease lease = lease(r.getLeaseGranted());
+              return lease == null
+                  ? CompletableFuture.completedFuture(Optional.<Lease>empty())
+                  : rpc.acknowledgedAsync().thenApply(delivered -> Optional.of(lease));
+            });
   }
 
   private Request.Builder leaseRequest(long amount, Duration leaseTtl, long timeoutNanos) {

@@ -10,6 +10,9 @@ import io.semafor.protocol.v1.Response;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -95,6 +98,37 @@ public final class Rpc {
     } catch (SemaforException ignored) {
       // the session or connection is gone; what was granted goes back with it
     }
+  }
+
+  /**
+   * Blocks until the server has the acknowledgement of every answer this client read so far, so
+   * that what they granted is delivered (SPEC §9): a keep-alive carries them at once and its pong
+   * confirms. Takes one round trip.
+   *
+   * @throws InterruptedException if interrupted first (the acknowledgement still goes out)
+   * @throws SemaforException SESSION_EXPIRED if the session ended first (undelivered grants went
+   *     back with it), UNAVAILABLE if no confirmation came within the answer timeout or the client
+   *     is closed
+   */
+  public void awaitAcknowledged() throws InterruptedException {
+    try {
+      link.acknowledged().get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      RuntimeException failure = unwrap(e.getCause() != null ? e.getCause() : e);
+      if (failure instanceof SemaforException s) {
+        // a fresh exception so the caller's stack shows where it waited
+        throw new SemaforException(s.code(), String.valueOf(s.getMessage()), s);
+      }
+      throw failure;
+    } catch (TimeoutException e) {
+      throw new SemaforException(
+          ErrorCode.UNAVAILABLE, "no confirmation of the acknowledgements in time", e);
+    }
+  }
+
+  /** {@link #awaitAcknowledged}, completing the future instead of blocking. */
+  public CompletableFuture<Void> acknowledgedAsync() {
+    return link.acknowledged().orTimeout(answerTimeoutNanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request whose answer completes the future (on whichever thread reads it). */
