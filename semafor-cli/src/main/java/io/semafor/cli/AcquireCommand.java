@@ -121,6 +121,8 @@ final class AcquireCommand extends ClientCommand {
 
   private int lease(NamedSemaphore semaphore, Duration ttl, Output output)
       throws InterruptedException {
+    // returns once the lease is delivered (the server has our acknowledgement), so it outlives
+    // this process from the moment its id is printed, however the process ends after that
     Lease lease = semaphore.acquireLease(amount, ttl, timeout);
     if (lease == null) {
       output.result("timed out", Output.fields("name", name, "acquired", false));

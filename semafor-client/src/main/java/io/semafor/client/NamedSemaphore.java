@@ -39,9 +39,11 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Grants are made in arrival order (FIFO unless the semaphore is BARGING). Blocking methods that
- * wait for permits throw {@link InterruptedException}; an interrupted request is withdrawn and
- * anything granted meanwhile is given back. Every blocking method has an asynchronous form whose
- * future completes on a client thread: do not block in its callbacks.
+ * wait throw {@link InterruptedException} when interrupted, here and in every other waiting call of
+ * the client ({@link Semop}, {@link WaitMany}, {@link SemaforSemaphore}): the request is withdrawn
+ * from the server's queue, so it holds back no one, and anything granted before the withdrawal
+ * arrived is given back. Every blocking method has an asynchronous form whose future completes on a
+ * client thread: do not block in its callbacks.
  *
  * <p>Thread-safe. Failures are {@link SemaforException}s carrying the SPEC §6 code.
  */
@@ -258,7 +260,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ partial decrement (IRIS)
 
-  /** Waits as long as it takes; see {@link #decrement(long, Duration)}. */
+  /**
+   * Waits as long as it takes; see {@link #decrement(long, Duration)}.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public long decrement(long amount) throws InterruptedException {
     return decrement(amount, -1);
   }
@@ -266,7 +274,12 @@ public final class NamedSemaphore {
   /**
    * IRIS decrement: when it is this request's turn and the value is positive, takes {@code
    * min(value, amount)} and returns it; while the value is 0 it waits, up to {@code timeout}
-   * ({@link Duration#ZERO}: not at all). Returns 0 if it timed out. The amount is consumed.
+   * ({@link Duration#ZERO}: not at all). Returns 0 if it timed out. The amount is consumed. Blocks
+   * the calling thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    */
   public long decrement(long amount, Duration timeout) throws InterruptedException {
     return decrement(amount, Rpc.timeoutNanos(timeout));
@@ -299,7 +312,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ all-or-nothing, consumed
 
-  /** Takes exactly {@code amount}, waiting as long as it takes. Consumed. */
+  /**
+   * Takes exactly {@code amount}, waiting as long as it takes. Consumed.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public void acquire(long amount) throws InterruptedException {
     acquire(amount, -1);
   }
@@ -309,6 +328,11 @@ public final class NamedSemaphore {
    * to {@code timeout}; returns false (having taken nothing) if it timed out. Under FIFO even
    * {@link Duration#ZERO} waits its turn behind a blocked earlier request, unlike {@code
    * java.util.concurrent.Semaphore.tryAcquire()}. Consumed: give back with {@link #increment}.
+   * Blocks the calling thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    */
   public boolean tryAcquire(long amount, Duration timeout) throws InterruptedException {
     return acquire(amount, Rpc.timeoutNanos(timeout));
@@ -337,7 +361,13 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ owned permits
 
-  /** Takes {@code amount} owned permits, waiting as long as it takes. */
+  /**
+   * Takes {@code amount} owned permits, waiting as long as it takes.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
+   */
   public Permit acquirePermit(long amount) throws InterruptedException {
     Permit permit = acquirePermit(amount, -1);
     if (permit == null) {
@@ -349,8 +379,11 @@ public final class NamedSemaphore {
   /**
    * Takes {@code amount} owned permits, waiting up to {@code timeout}; null if it timed out. The
    * permits are the session's: {@link Permit#close()} gives them back, and so does the session's
-   * end.
+   * end. Blocks the calling thread while it waits.
    *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn from the
+   *     server's queue and a grant that raced the withdrawal is given back, so nothing is left
+   *     queued or taken
    * @throws SemaforException ALREADY_HELD past the semaphore's {@code maxPerSession}
    */
   public @Nullable Permit tryAcquirePermit(long amount, Duration timeout)
@@ -409,6 +442,18 @@ public final class NamedSemaphore {
   /**
    * Takes {@code amount} permits as a lease that ends {@code leaseTtl} after it is granted unless
    * renewed, waiting up to {@code timeout}; null if it timed out.
+   *
+   * <p>Returns only once the lease is <em>delivered</em>: the server has this client's
+   * acknowledgement of the grant (one more round trip), so from then on the lease outlives this
+   * client's session and process (SPEC §9). Until then a lease is in transit and goes back if the
+   * session ends.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
+   *     lease granted before the withdrawal arrived is released, so nothing is left queued or held
+   * @throws SemaforException NOT_FOUND, INVALID_ARGUMENT (a TTL out of range), DELETED if the
+   *     semaphore was deleted while it waited; SESSION_EXPIRED or UNAVAILABLE if the delivery could
+   *     not be confirmed (the message names the permit id: the lease may live on, see {@link
+   *     SemaforClient#lease(long)})
    */
   public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
       throws InterruptedException {
@@ -423,13 +468,37 @@ public final class NamedSemaphore {
                 undone.release();
               }
             });
-    return lease(r.getLeaseGranted());
+    Lease lease = lease(r.getLeaseGranted());
+    if (lease != null) {
+      try {
+        rpc.awaitAcknowledged();
+      } catch (InterruptedException e) {
+        lease.release(); // as if the interrupt had come a moment earlier
+        throw e;
+      } catch (SemaforException e) {
+        throw new SemaforException(
+            e.code(),
+            "lease " + lease.permitId() + " granted, its delivery not confirmed: " + e.getMessage(),
+            e);
+      }
+    }
+    return lease;
   }
 
+  /**
+   * {@link #acquireLease}, completing the future (on a client thread) once the lease is granted and
+   * delivered, or with an empty optional if it timed out.
+   */
   public CompletableFuture<Optional<Lease>> acquireLeaseAsync(
       long amount, Duration leaseTtl, Duration timeout) {
     return rpc.callAsync(leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)))
-        .thenApply(r -> Optional.ofNullable(lease(r.getLeaseGranted())));
+        .thenCompose(
+            r -> {
+              Lease lease = lease(r.getLeaseGranted());
+              return lease == null
+                  ? CompletableFuture.completedFuture(Optional.<Lease>empty())
+                  : rpc.acknowledgedAsync().thenApply(delivered -> Optional.of(lease));
+            });
   }
 
   private Request.Builder leaseRequest(long amount, Duration leaseTtl, long timeoutNanos) {
@@ -451,12 +520,23 @@ public final class NamedSemaphore {
 
   // ------------------------------------------------------------------ wait for zero
 
-  /** Waits until the value is 0 (SysV wait-for-zero), consuming nothing. */
+  /**
+   * Waits until the value is 0 (SysV wait-for-zero), consuming nothing.
+   *
+   * @throws InterruptedException if interrupted while waiting: the wait is withdrawn from the
+   *     server
+   */
   public void awaitZero() throws InterruptedException {
     awaitZero(-1);
   }
 
-  /** Waits up to {@code timeout} for the value to be 0; returns whether it was. */
+  /**
+   * Waits up to {@code timeout} for the value to be 0; returns whether it was. Blocks the calling
+   * thread while it waits.
+   *
+   * @throws InterruptedException if interrupted while waiting: the wait is withdrawn from the
+   *     server
+   */
   public boolean awaitZero(Duration timeout) throws InterruptedException {
     return awaitZero(Rpc.timeoutNanos(timeout));
   }

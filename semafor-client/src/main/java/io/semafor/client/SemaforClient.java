@@ -37,6 +37,11 @@ import org.jspecify.annotations.Nullable;
  * requests fail with {@link ErrorCode#SESSION_EXPIRED}, {@link #onSessionLost} listeners run, and a
  * new session is opened.
  *
+ * <p>Every answer the client reads is acknowledged to the server within about a millisecond (on the
+ * next request, or a keep-alive if none follows): until then what it granted counts as in transit
+ * (SPEC §9), so it would go back if the session ended, and it counts against the semaphore's
+ * capacity.
+ *
  * <p>Thread-safe. {@link #close()} ends the session, so everything it owns goes back at once.
  */
 public final class SemaforClient implements AutoCloseable {
@@ -164,9 +169,12 @@ public final class SemaforClient implements AutoCloseable {
   }
 
   /**
-   * Runs {@code listener} on a client thread whenever the session is lost (it expired while the
-   * client could not reach a server) and a new one opened: owned permits and leases not yet
-   * delivered went back.
+   * Runs {@code listener} on a client thread whenever the session is lost — it expired because the
+   * server heard nothing from this client for its TTL (the client could not reach a server, or was
+   * not running: a long pause, SIGSTOP, a suspended VM) — as soon as the client learns it: at once
+   * if its connection survived (the server says so on it), else on reconnecting. Then pending calls
+   * have failed with {@link ErrorCode#SESSION_EXPIRED}, owned permits and undelivered grants and
+   * leases went back, and a new session is being opened. The listener must not block.
    */
   public void onSessionLost(Runnable listener) {
     link.onSessionLost(listener);
@@ -178,8 +186,10 @@ public final class SemaforClient implements AutoCloseable {
   }
 
   /**
-   * Ends the session, so everything it owns goes back now, and closes the connection. Idempotent;
-   * requests still waiting fail.
+   * Ends the session, so everything it owns goes back now, and closes the connection. The close
+   * carries the acknowledgement of every answer read before it, so what they granted (consumed
+   * permits, leases) stays delivered. Blocks for one round trip (at most the answer timeout).
+   * Idempotent; requests still waiting fail.
    */
   @Override
   public void close() {

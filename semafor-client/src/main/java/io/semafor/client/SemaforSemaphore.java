@@ -17,7 +17,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Differences from the JDK, by design: the semaphore is shared by every process using the name;
  * it is fair (FIFO) unless created BARGING, and {@link #tryAcquire()} waits its turn behind a
  * blocked earlier request instead of barging; permits are never negative, so {@link #reducePermits}
- * is not supported. Every method may throw {@link SemaforException}.
+ * is not supported. Every method may throw {@link SemaforException}. As with the JDK, interrupting
+ * a thread blocked in {@link #acquire} or a timed {@link #tryAcquire(long, TimeUnit)} throws {@link
+ * InterruptedException}; here its request is also withdrawn from the server's queue, and permits
+ * granted before the withdrawal arrived are given back.
  *
  * <p>Thread-safe.
  */

@@ -88,16 +88,30 @@ public final class Semop {
     return ops.get(ops.size() - 1);
   }
 
-  /** Executes, waiting as long as it takes. */
+  /**
+   * Executes, waiting as long as it takes: the result is always done.
+   *
+   * @throws InterruptedException if interrupted while waiting; see {@link #execute(Duration)}
+   * @throws SemaforException as for {@link #execute(Duration)}
+   */
   public Result execute() throws InterruptedException {
     return execute(-1);
   }
 
   /**
-   * Executes, waiting up to {@code timeout}; {@code done} is false if it timed out (nothing
-   * changed). If the thread is interrupted after the {@code semop} took effect, it stays done and
-   * the interrupt stays set instead of being thrown.
+   * Executes, waiting up to {@code timeout} ({@link Duration#ZERO}: not at all); {@code done} is
+   * false if it timed out, and then nothing changed. Blocks the calling thread while it waits.
    *
+   * <p>An interrupt while it waits withdraws it from the server's queue, so it holds back no one,
+   * and throws InterruptedException, as every waiting call of the client does. If it took effect
+   * before the withdrawal arrived, it is undone first: its inverse (every add taken back, every
+   * take given back, in reverse order) is applied in one step. Only if that inverse cannot be
+   * applied at once — what it added was taken since, an earlier waiter holds the inverse's takes
+   * back, or a semaphore was deleted — does it return its done result instead, with the thread's
+   * interrupt status set, so a caller never believes it holds what it does not, nor the reverse.
+   *
+   * @throws InterruptedException if interrupted while waiting (nothing of it is left applied or
+   *     queued)
    * @throws SemaforException WOULD_BLOCK for a {@link #noWait()} op that would wait, OVERFLOW for
    *     an add past a ceiling, NOT_FOUND naming the op
    */
@@ -106,24 +120,47 @@ public final class Semop {
   }
 
   private Result execute(long timeoutNanos) throws InterruptedException {
-    boolean[] doneDespiteInterrupt = new boolean[1];
-    Result[] kept = new Result[1];
+    List<Result> kept = new ArrayList<>(1);
     try {
       return result(
           rpc.callWaiting(
                   request(timeoutNanos),
                   timeoutNanos,
-                  granted -> {
-                    doneDespiteInterrupt[0] = true;
-                    kept[0] = result(granted.getSemopDone());
+                  raced -> {
+                    Result done = result(raced.getSemopDone());
+                    if (done.done() && !undo()) {
+                      kept.add(done);
+                    }
                   })
               .getSemopDone());
     } catch (InterruptedException e) {
-      if (doneDespiteInterrupt[0] && kept[0] != null) {
-        Thread.currentThread().interrupt();
-        return kept[0];
+      if (kept.isEmpty()) {
+        throw e;
       }
-      throw e;
+      Thread.currentThread().interrupt();
+      return kept.get(0);
+    }
+  }
+
+  /**
+   * Applies the inverse of this {@code semop} at once, in one step; returns whether it did.
+   * Wait-for-zero ops consumed nothing and have no inverse.
+   */
+  private boolean undo() {
+    Semop inverse = new Semop(rpc);
+    for (int i = ops.size() - 1; i >= 0; i--) {
+      SemopOp.Builder op = ops.get(i);
+      if (op.getDelta() != 0) {
+        inverse.ops.add(op.clone().setDelta(-op.getDelta()).setNoWait(false));
+      }
+    }
+    if (inverse.ops.isEmpty()) {
+      return true;
+    }
+    try {
+      return rpc.call(inverse.request(0)).getSemopDone().getDone();
+    } catch (SemaforException e) {
+      return false; // e.g. OVERFLOW, NOT_FOUND: it stays done
     }
   }
 

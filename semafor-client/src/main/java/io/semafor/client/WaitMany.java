@@ -3,6 +3,7 @@ package io.semafor.client;
 import com.google.protobuf.ByteString;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.AddToWaitMany;
+import io.semafor.protocol.v1.Increment;
 import io.semafor.protocol.v1.RemoveFromWaitMany;
 import io.semafor.protocol.v1.Report;
 import io.semafor.protocol.v1.Request;
@@ -92,22 +93,40 @@ public final class WaitMany implements AutoCloseable {
    * Waits up to {@code timeout} ({@link Duration#ZERO}: just polls) until at least one entry is
    * granted, then calls {@code waitCompleted(granted)} for every granted entry, round robin from
    * the entry after the one reported last, and returns how many it called; 0 if it timed out or the
-   * list is empty.
+   * list is empty. Blocks the calling thread while it waits; callbacks run on it.
+   *
+   * <p>An interrupt while it waits withdraws the wait from the server and throws
+   * InterruptedException, as every waiting call of the client does. The list keeps its entries:
+   * their requests stay queued and their grants are reported by the next {@code await} ({@link
+   * #close} withdraws them). Grants the server reported before the withdrawal arrived have left the
+   * list; they are given back (incremented) rather than reported, and their callbacks are dropped.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   * @throws SemaforException INVALID_ARGUMENT if another await of this list is waiting
    */
   public int await(Duration timeout) throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
-    Response[] kept = new Response[1];
-    Response r;
-    try {
-      r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, reported -> kept[0] = reported);
-    } catch (InterruptedException e) {
-      if (kept[0] == null) {
-        throw e;
-      }
-      Thread.currentThread().interrupt(); // reported before the interrupt took effect: deliver
-      r = kept[0];
-    }
+    Response r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack);
     return deliver(r);
+  }
+
+  /** Gives back the grants of a report that raced with an interrupt: they are consumed amounts. */
+  private void giveBack(Response raced) {
+    for (Report report : raced.getWaitManyReported().getReportsList()) {
+      callbacks.remove(report.getName().toString(StandardCharsets.UTF_8));
+      if (report.getGranted() > 0) {
+        try {
+          rpc.call(
+              Request.newBuilder()
+                  .setIncrement(
+                      Increment.newBuilder()
+                          .setName(report.getName())
+                          .setAmount(report.getGranted())));
+        } catch (SemaforException e) {
+          // deleted meanwhile (NOT_FOUND): there is nothing to give back to; the others still are
+        }
+      }
+    }
   }
 
   /** {@link #await}, calling the callbacks on the thread that completes the future. */

@@ -236,18 +236,34 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     send(PONG);
   }
 
-  /** The session's id, marking it heard from; 0 (after closing the connection) if it has none. */
+  /**
+   * The session's id, marking it heard from; 0 if the frame has no live session to go to. Then the
+   * client has been told why, or is being told: before {@code Hello}, a {@code Fatal}
+   * INVALID_ARGUMENT; after its session ended (expired, or closed on this connection), a {@code
+   * Fatal} SESSION_EXPIRED, so that a client that was not running when its session expired learns
+   * it from its first keep-alive instead of getting a {@code Pong} for a session that is gone; a
+   * connection whose session lives on elsewhere (resumed on another connection, or this node no
+   * longer leads) is already closing with its own {@code Fatal}, and the frame is dropped.
+   */
   private long sessionIdOrFail(String what) {
     Sessions.Live live = session;
     if (live != null) {
       live.heard();
       return live.id;
     }
-    if (lastSessionId != 0) {
-      return lastSessionId; // ended: the machine answers SESSION_EXPIRED
+    long last = lastSessionId;
+    if (last == 0) {
+      fatal(ErrorCode.INVALID_ARGUMENT, what + ": no session; a connection begins with Hello");
+    } else if (sessions.get(last) == null) {
+      fatal(ErrorCode.SESSION_EXPIRED, ended(last));
     }
-    fatal(ErrorCode.INVALID_ARGUMENT, what + ": no session; a connection begins with Hello");
     return 0;
+  }
+
+  private static String ended(long sessionId) {
+    return "sessionId: session "
+        + sessionId
+        + " has ended; what it held went back. Open a new session with Hello";
   }
 
   private void read(Read read) {
@@ -267,11 +283,20 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     replicator.read(query, new PendingRead(this, read.getId()));
   }
 
-  /** The session ended (closed or expired). Called on the applying thread. */
-  void sessionEnded(long id) {
+  /**
+   * The session ended (closed or expired). Called on the applying thread. An expiry is news to the
+   * client, which may have been unable to run or to reach us for a while: it is told at once with a
+   * {@code Fatal} SESSION_EXPIRED and the connection closes, so it reports the loss and opens a new
+   * session without waiting to notice silence. A close is what the client asked for, and the answer
+   * to its {@code close_session} says so.
+   */
+  void sessionEnded(long id, boolean expired) {
     Sessions.Live live = session;
     if (live != null && live.id == id) {
       session = null;
+      if (expired) {
+        fatal(ErrorCode.SESSION_EXPIRED, ended(id));
+      }
     }
   }
 

@@ -132,7 +132,7 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.SessionStarted started) {
         sessions.started(started.sessionId(), started.ttl());
       } else if (effect instanceof Effect.SessionEnded ended) {
-        sessions.ended(ended.sessionId());
+        sessions.ended(ended.sessionId(), command instanceof Command.ExpireSession);
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
         continueAfterFlush = true;
       }

@@ -82,8 +82,11 @@ final class Sessions {
     watch(session, ttlNanos);
   }
 
-  /** The machine ended a session: forget it, and tell its connection. */
-  void ended(long id) {
+  /**
+   * The machine ended a session: forget it, and tell its connection whether it ended by expiry (the
+   * client did not ask for it) or by its own close.
+   */
+  void ended(long id, boolean expired) {
     Live session = live.remove(id);
     if (session == null) {
       return;
@@ -94,7 +97,7 @@ final class Sessions {
     }
     Connection connection = session.connection;
     if (connection != null) {
-      connection.sessionEnded(id);
+      connection.sessionEnded(id, expired);
     }
   }
 

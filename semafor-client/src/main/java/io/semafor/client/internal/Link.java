@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * Writing: a request gets the next id and is written under one lock, so ids go out in order; it
  * carries the ids of answers received since the last write (acknowledgements).
  *
+ * Acknowledging: an answer read is acknowledged by the next request, or, if none goes out within
+ * about a millisecond, by a keep-alive the io thread sends when the AckTimer asks (SPEC §9: until
+ * then a grant is in transit, and a lease would die with the session). A keep-alive's pong says the
+ * server has its acknowledgements; {@link #acknowledged} waits for that.
+ *
  * Reading (leader/follower): a thread waiting for its answer reads the socket itself when no one
  * else is reading, dispatching whatever arrives, until its own answer comes; so a thread alone on
  * a client reads its own answer with no hand-off, as with a plain blocking socket. A thread that
@@ -52,10 +58,11 @@ import org.slf4j.LoggerFactory;
  * those), for pongs, and when the connection has been idle (to notice a dead server).
  *
  * The io thread sends keep-alives, nudges readers as above, notices a silent server, and
- * reconnects: it resumes the session on any reachable address and sends every unanswered request
- * again under its id, in id order, before anything new; the server applies each once. If the
- * session ended meanwhile, every pending call fails with SESSION_EXPIRED and a new session is
- * opened.
+ * reconnects: it resumes the session on any reachable address, sends again the acknowledgements
+ * not yet confirmed and then every unanswered request under its id, in id order, before anything
+ * new; the server applies each once. If the session ended (the server says so with a Fatal
+ * SESSION_EXPIRED on the connection, or refuses the resume), every pending call fails with
+ * SESSION_EXPIRED, the session-lost listeners run, and a new session is opened.
  */
 
 /** The session and its connection, shared by all threads of one client. Thread-safe. */
@@ -72,7 +79,7 @@ public final class Link implements AutoCloseable {
   private final ReentrantLock reading = new ReentrantLock();
   private final ConcurrentHashMap<Long, Call> requests = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Long, Call> reads = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Long> acks = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Call> parked = new ConcurrentLinkedQueue<>();
   private final AtomicInteger asyncPending = new AtomicInteger();
   private final AtomicLong nextReadId = new AtomicLong();
@@ -93,8 +100,45 @@ public final class Link implements AutoCloseable {
   private volatile long lastWrite = System.nanoTime();
   private volatile long lastFrame = System.nanoTime();
 
-  /** Acknowledgements sent in keep-alives whose pong has not come back: sent again on resume. */
-  private final ConcurrentLinkedQueue<List<Long>> unconfirmedAcks = new ConcurrentLinkedQueue<>();
+  /** Keep-alives whose pong has not come back: sent again on resume. */
+  private final ConcurrentLinkedQueue<KeptAlive> unconfirmedAcks = new ConcurrentLinkedQueue<>();
+
+  /** Waiting for the pong of the next keep-alive: see {@link #acknowledged}. */
+  private final ConcurrentLinkedQueue<CompletableFuture<Void>> ackWaiters =
+      new ConcurrentLinkedQueue<>();
+
+  /** Whether the AckTimer has this link in its set (see {@link #watchAcks}). */
+  private volatile boolean ackTimerWatching;
+
+  /** When the last answer was read (for the AckTimer, which keeps an active link in its set). */
+  private volatile long lastAckReadAt = System.nanoTime();
+
+  /** The io thread is to send a keep-alive with the acknowledgements now. */
+  private volatile boolean acksDue;
+
+  /** The server said the session ended (a Fatal SESSION_EXPIRED): the io thread reports it. */
+  private volatile long expiredSessionId;
+
+  /** The id of an answer read, and when it was read (for the AckTimer). */
+  private record Ack(long id, long readAt) {}
+
+  /** A keep-alive's acknowledgements, and who waits for its pong. */
+  private record KeptAlive(List<Long> acks, List<CompletableFuture<Void>> waiters) {
+    void confirmed() {
+      for (CompletableFuture<Void> w : waiters) {
+        w.complete(null);
+      }
+    }
+
+    void failed(SemaforException e) {
+      for (CompletableFuture<Void> w : waiters) {
+        w.completeExceptionally(e);
+      }
+    }
+  }
+
+  /** {@link #oldestAckReadAt} when no acknowledgement waits. */
+  static final long NO_ACK = Long.MIN_VALUE;
 
   /** Guarded by {@link #writeLock}. */
   private long nextRequestId;
@@ -179,8 +223,8 @@ public final class Link implements AutoCloseable {
     synchronized (writeLock) {
       long id = ++nextRequestId;
       request.setId(id);
-      for (Long ack = acks.poll(); ack != null; ack = acks.poll()) {
-        request.addAcks(ack);
+      for (Ack ack = acks.poll(); ack != null; ack = acks.poll()) {
+        request.addAcks(ack.id());
       }
       byte[] frame = Frames.encode(ClientFrame.newBuilder().setRequest(request).build());
       call = new Call(id, frame, false, async);
@@ -212,6 +256,60 @@ public final class Link implements AutoCloseable {
       LockSupport.unpark(readerThread);
     }
     return call;
+  }
+
+  // ------------------------------------------------------------------ acknowledging
+
+  /**
+   * Completes once the server has the acknowledgement of every answer read before this call: the io
+   * thread sends a keep-alive carrying them at once, and its pong completes the future (on the
+   * thread that reads it). Fails with SESSION_EXPIRED if the session is lost first, UNAVAILABLE if
+   * the client is closed. Does not block.
+   */
+  public CompletableFuture<Void> acknowledged() {
+    CompletableFuture<Void> confirmed = new CompletableFuture<>();
+    ackWaiters.add(confirmed);
+    if (closed) {
+      failAckWaiters(new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed"));
+    }
+    sendAcksNow();
+    return confirmed;
+  }
+
+  /** Registers with the AckTimer unless already registered: a volatile read on the hot path. */
+  private void watchAcks() {
+    if (!ackTimerWatching) {
+      ackTimerWatching = true;
+      AckTimer.watch(this);
+    }
+  }
+
+  /**
+   * For the AckTimer: when the oldest acknowledgement still waiting was read; NO_ACK if none, or if
+   * there is no connection to send it on (then {@link #adopt} registers again).
+   */
+  long oldestAckReadAt() {
+    Ack oldest = acks.peek();
+    return oldest == null || closed || wire == null ? NO_ACK : oldest.readAt();
+  }
+
+  /** For the AckTimer: when the last answer was read. */
+  long lastAckReadAt() {
+    return lastAckReadAt;
+  }
+
+  /** The AckTimer dropped this link: registers again if an answer was read meanwhile. */
+  void ackTimerLeft() {
+    ackTimerWatching = false;
+    if (oldestAckReadAt() != NO_ACK) {
+      watchAcks();
+    }
+  }
+
+  /** Asks the io thread to send a keep-alive with the acknowledgements now; does not block. */
+  void sendAcksNow() {
+    acksDue = true;
+    LockSupport.unpark(ioThread);
   }
 
   private void writeLocked(byte[] frame) {
@@ -331,7 +429,10 @@ public final class Link implements AutoCloseable {
     switch (frame.getBodyCase()) {
       case RESPONSE -> {
         long id = frame.getResponse().getId();
-        acks.add(id);
+        long readAt = lastFrame;
+        acks.add(new Ack(id, readAt));
+        lastAckReadAt = readAt;
+        watchAcks();
         Call call = requests.remove(id);
         if (call != null) {
           finish(call, frame.getResponse());
@@ -343,12 +444,17 @@ public final class Link implements AutoCloseable {
           finish(call, frame.getReadResponse());
         }
       }
-      case PONG -> unconfirmedAcks.poll();
+      case PONG -> pong(w);
       case FATAL -> {
         Failure f = frame.getFatal().getFailure();
         if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
           log.info("{} no longer leads; following the leader ({})", w.address(), f.getLeader());
           preferLeader(f.getLeader());
+        } else if (f.getCode() == io.semafor.protocol.v1.ErrorCode.SESSION_EXPIRED) {
+          log.warn("server {}: {}", w.address(), f.getMessage());
+          if (wire == w) {
+            expiredSessionId = sessionId; // the io thread reports it before reconnecting
+          }
         } else {
           log.warn(
               "server {} closed the connection: {} {}", w.address(), f.getCode(), f.getMessage());
@@ -356,6 +462,21 @@ public final class Link implements AutoCloseable {
         broken(w, new IOException("server: " + f.getMessage()));
       }
       case WELCOME, BODY_NOT_SET -> log.debug("ignoring an unexpected {}", frame.getBodyCase());
+    }
+  }
+
+  /**
+   * The server has the acknowledgements of the oldest keep-alive still unconfirmed. A pong read
+   * from a connection already replaced is not counted: the keep-alives it answered were sent again
+   * on the new one, whose pongs will count.
+   */
+  private void pong(Wire w) {
+    KeptAlive confirmed;
+    synchronized (writeLock) {
+      confirmed = wire == w ? unconfirmedAcks.poll() : null;
+    }
+    if (confirmed != null) {
+      confirmed.confirmed();
     }
   }
 
@@ -467,27 +588,32 @@ public final class Link implements AutoCloseable {
   }
 
   /**
-   * Makes {@code w} the connection: sends every unanswered request again, in id order, and any
-   * acknowledgements not yet confirmed, before any new request can go out.
+   * Makes {@code w} the connection: sends the acknowledgements not yet confirmed, then every
+   * unanswered request again, in id order, before any new request can go out. Acknowledgements go
+   * first so that a resent request, a close above all, finds what it acknowledges delivered. On a
+   * new session (a lost one's requests failed) what is pending was issued since: it goes out now.
    */
   private void adopt(Wire w, boolean resumed) throws IOException {
     synchronized (writeLock) {
       if (resumed) {
-        List<Call> pending = new ArrayList<>(requests.values());
-        pending.sort(Comparator.comparingLong(c -> c.id));
-        for (Call c : pending) {
-          w.write(c.frame);
+        for (KeptAlive unconfirmed : unconfirmedAcks) {
+          w.write(Frames.encode(keepAliveFrame(unconfirmed.acks())));
         }
-        for (Call c : reads.values()) {
-          w.write(c.frame);
-        }
-        for (List<Long> unconfirmed : unconfirmedAcks) {
-          w.write(Frames.encode(keepAliveFrame(unconfirmed)));
-        }
+      }
+      List<Call> pending = new ArrayList<>(requests.values());
+      pending.sort(Comparator.comparingLong(c -> c.id));
+      for (Call c : pending) {
+        w.write(c.frame);
+      }
+      for (Call c : reads.values()) {
+        w.write(c.frame);
       }
       lastWrite = System.nanoTime();
       lastFrame = System.nanoTime();
       wire = w;
+    }
+    if (!acks.isEmpty()) {
+      watchAcks(); // answers read before the connection broke
     }
     for (Call c : parked) {
       Thread t = c.waiter;
@@ -514,17 +640,26 @@ public final class Link implements AutoCloseable {
     LockSupport.unpark(ioThread);
   }
 
-  /** The old session ended while we were away: everything pending fails; listeners are told. */
+  /**
+   * The old session ended (it expired: the server heard nothing from this client for its TTL):
+   * everything pending fails; listeners are told. Called on the io thread.
+   */
   private void sessionLost(long old) {
-    log.warn("session {} ended while disconnected; opening a new session", old);
+    log.warn("session {} has ended; opening a new session", old);
     SemaforException e =
         new SemaforException(
             ErrorCode.SESSION_EXPIRED,
-            "session " + old + " ended while the client was disconnected; what it held went back");
+            "session "
+                + old
+                + " ended: the server heard nothing from this client for its TTL; what it held"
+                + " went back");
     synchronized (writeLock) {
       nextRequestId = 0;
       acks.clear();
-      unconfirmedAcks.clear();
+      for (KeptAlive k = unconfirmedAcks.poll(); k != null; k = unconfirmedAcks.poll()) {
+        k.failed(e);
+      }
+      failAckWaiters(e);
       for (Call c : requests.values()) {
         fail(c, e);
       }
@@ -536,6 +671,12 @@ public final class Link implements AutoCloseable {
       } catch (RuntimeException failed) {
         log.warn("a session-lost listener failed", failed);
       }
+    }
+  }
+
+  private void failAckWaiters(SemaforException e) {
+    for (var w = ackWaiters.poll(); w != null; w = ackWaiters.poll()) {
+      w.completeExceptionally(e);
     }
   }
 
@@ -560,7 +701,12 @@ public final class Link implements AutoCloseable {
         continue;
       }
       long now = System.nanoTime();
-      if (now - lastWrite >= keepAliveNanos) {
+      boolean ackNow = acksDue;
+      if (ackNow) {
+        acksDue = false;
+      }
+      if (now - lastWrite >= keepAliveNanos
+          || (ackNow && !(acks.isEmpty() && ackWaiters.isEmpty()))) {
         keepAlive();
       }
       if (now - lastFrame > Math.max(sessionTtlNanos, keepAliveNanos * 3)) {
@@ -632,11 +778,15 @@ public final class Link implements AutoCloseable {
 
   private void keepAlive() {
     synchronized (writeLock) {
-      List<Long> sent = new ArrayList<>();
-      for (Long ack = acks.poll(); ack != null; ack = acks.poll()) {
-        sent.add(ack);
+      List<CompletableFuture<Void>> waiters = new ArrayList<>();
+      for (var w = ackWaiters.poll(); w != null; w = ackWaiters.poll()) {
+        waiters.add(w);
       }
-      unconfirmedAcks.add(sent);
+      List<Long> sent = new ArrayList<>();
+      for (Ack ack = acks.poll(); ack != null; ack = acks.poll()) {
+        sent.add(ack.id());
+      }
+      unconfirmedAcks.add(new KeptAlive(sent, waiters));
       writeLocked(Frames.encode(keepAliveFrame(sent)));
     }
   }
@@ -646,6 +796,9 @@ public final class Link implements AutoCloseable {
   }
 
   private void reconnect() {
+    if (expiredSessionId != 0 && expiredSessionId == sessionId) {
+      sessionLost(sessionId); // the server said so: report it now, not after reconnecting
+    }
     long lostAt = System.nanoTime();
     long backoff = TimeUnit.MILLISECONDS.toNanos(20);
     boolean gaveUp = false;
@@ -654,7 +807,7 @@ public final class Link implements AutoCloseable {
       for (int i = 0; i < config.addresses().size() && !closed; i++) {
         InetSocketAddress address = nextAddress();
         try {
-          long resume = sessionId;
+          long resume = expiredSessionId == sessionId ? 0 : sessionId;
           Wire w = handshake(address, resume);
           try {
             adopt(w, sessionId == resume);
@@ -726,7 +879,12 @@ public final class Link implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    failAll(new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed"));
+    SemaforException e = new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed");
+    failAll(e);
+    for (KeptAlive k = unconfirmedAcks.poll(); k != null; k = unconfirmedAcks.poll()) {
+      k.failed(e);
+    }
+    failAckWaiters(e);
   }
 
   /** Drops the connection without ending the session, as a network failure would (for tests). */

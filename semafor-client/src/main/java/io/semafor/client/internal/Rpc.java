@@ -10,6 +10,9 @@ import io.semafor.protocol.v1.Response;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -57,8 +60,10 @@ public final class Rpc {
 
   /**
    * A request that may wait on the server up to {@code timeoutNanos} (-1: forever). If the thread
-   * is interrupted, the request is cancelled; if it was granted before the cancel arrived, {@code
-   * undo} gives the grant back; then InterruptedException is thrown.
+   * is interrupted, the request is cancelled and its answer awaited (uninterruptibly, up to the
+   * answer timeout): if it was granted before the cancel arrived, {@code undo} gets the answer and
+   * gives the grant back; then InterruptedException is thrown, with the interrupt status clear, and
+   * nothing of the request is left queued on the server.
    */
   public Response callWaiting(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
@@ -69,6 +74,7 @@ public final class Rpc {
       return check((Response) link.await(call, deadline));
     } catch (InterruptedException e) {
       cancel(call, undo);
+      Thread.interrupted(); // an interrupt during the cancel is the one being thrown
       throw e;
     }
   }
@@ -76,15 +82,53 @@ public final class Rpc {
   private void cancel(Call call, Consumer<Response> undo) {
     try {
       call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
-      Response answer = (Response) link.await(call, System.nanoTime() + answerTimeoutNanos);
+      long deadline = System.nanoTime() + answerTimeoutNanos;
+      Response answer;
+      while (true) {
+        try {
+          answer = (Response) link.await(call, deadline);
+          break;
+        } catch (InterruptedException again) {
+          // interrupted twice: still find out whether it was granted, or it would leak
+        }
+      }
       if (!answer.hasFailure()) {
         undo.accept(answer);
       }
-    } catch (InterruptedException again) {
-      Thread.currentThread().interrupt();
     } catch (SemaforException ignored) {
       // the session or connection is gone; what was granted goes back with it
     }
+  }
+
+  /**
+   * Blocks until the server has the acknowledgement of every answer this client read so far, so
+   * that what they granted is delivered (SPEC §9): a keep-alive carries them at once and its pong
+   * confirms. Takes one round trip.
+   *
+   * @throws InterruptedException if interrupted first (the acknowledgement still goes out)
+   * @throws SemaforException SESSION_EXPIRED if the session ended first (undelivered grants went
+   *     back with it), UNAVAILABLE if no confirmation came within the answer timeout or the client
+   *     is closed
+   */
+  public void awaitAcknowledged() throws InterruptedException {
+    try {
+      link.acknowledged().get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      RuntimeException failure = unwrap(e.getCause() != null ? e.getCause() : e);
+      if (failure instanceof SemaforException s) {
+        // a fresh exception so the caller's stack shows where it waited
+        throw new SemaforException(s.code(), String.valueOf(s.getMessage()), s);
+      }
+      throw failure;
+    } catch (TimeoutException e) {
+      throw new SemaforException(
+          ErrorCode.UNAVAILABLE, "no confirmation of the acknowledgements in time", e);
+    }
+  }
+
+  /** {@link #awaitAcknowledged}, completing the future instead of blocking. */
+  public CompletableFuture<Void> acknowledgedAsync() {
+    return link.acknowledged().orTimeout(answerTimeoutNanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request whose answer completes the future (on whichever thread reads it). */
