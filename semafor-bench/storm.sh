@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The grant-storm figures of docs/benchmarks.md: a single node started twice on 127.0.0.1:7450,
 # first serving a whole storm in one command (--grants-per-command 1000000000, how every server
-# before decision 0019 behaved), then in slices (the default, 1024), each time StormBench's
+# before decision 0019 behaved), then in slices (the default, 128), each time StormBench's
 # storms (100,000 waiters in 100 sessions by default) with another client's latency measured
 # beside them. Nodes are stopped by PID, also on failure.
 #
 # usage: semafor-bench/storm.sh [waiters, default 100000] [storms per server, default 3]
+# SLICES (environment): the --grants-per-command values to run, default "1000000000 128"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 waiters="${1:-100000}"
@@ -23,7 +24,7 @@ trap stop EXIT
 
 ./semafor --version >/dev/null # builds the jar on first use
 [ -f semafor-bench/target/benchmarks.jar ] || mvn -B -q package -DskipTests -pl semafor-bench -am
-for slice in 1000000000 1024; do
+for slice in ${SLICES:-1000000000 128}; do
   ./semafor server --port 7450 --admin-port -1 --grants-per-command "$slice" >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 1 100); do

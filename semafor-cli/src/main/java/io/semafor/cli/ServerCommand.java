@@ -70,12 +70,12 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--grants-per-command",
       paramLabel = "N",
-      defaultValue = "1024",
+      defaultValue = "128",
       description =
           "Most waiters one command serves; a change that serves more hands the rest out in"
               + " slices, other clients' requests in between (default ${DEFAULT-VALUE}; every"
               + " member of a cluster must use the same).")
-  int grantsPerCommand = 1024;
+  int grantsPerCommand = 128;
 
   @Option(
       names = "--node-id",

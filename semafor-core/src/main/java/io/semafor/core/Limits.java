@@ -31,7 +31,7 @@ public record Limits(
 
   /** SPEC §7's defaults. */
   public static final Limits DEFAULT =
-      new Limits(1024, Long.MAX_VALUE, 100_000, 4096, 4096, 500, 65_536, 65_536, 1024);
+      new Limits(1024, Long.MAX_VALUE, 100_000, 4096, 4096, 500, 65_536, 65_536, 128);
 
   /**
    * Checks every limit.

@@ -4,7 +4,6 @@ import static io.semafor.server.WireClient.name;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.Acquire;
 import io.semafor.protocol.v1.ClientFrame;
@@ -42,14 +41,7 @@ class GrantStormTest {
 
   @BeforeEach
   void start() throws InterruptedException {
-    // slices a quarter of the default: the other client's round trip must land inside the storm
-    // on a loaded machine too (today's server, with no slices at all, fails whatever the size)
-    server =
-        SemaforServer.start(
-            ServerConfig.builder()
-                .port(0)
-                .limits(Limits.DEFAULT.withGrantsPerCommand(256))
-                .build());
+    server = SemaforServer.start(ServerConfig.builder().port(0).build());
   }
 
   @AfterEach
