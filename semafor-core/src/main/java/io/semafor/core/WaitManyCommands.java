@@ -166,7 +166,6 @@ final class WaitManyCommands {
     return null;
   }
 
-  /** Answers, in arrival order, the waiting calls of lists that now have something to report. */
   /**
    * After a restore: the lists whose waiting call has something to report are ready again (they
    * exist only while grants are pending; otherwise every such call was answered).
@@ -182,6 +181,7 @@ final class WaitManyCommands {
         });
   }
 
+  /** Answers, in arrival order, the waiting calls of lists that now have something to report. */
   void answerReadyLists() {
     List<WaitList> ready = engine.readyLists();
     if (ready.isEmpty()) {
