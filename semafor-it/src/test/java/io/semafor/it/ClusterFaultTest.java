@@ -3,7 +3,6 @@ package io.semafor.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import java.io.IOException;
@@ -16,9 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,37 +141,17 @@ class ClusterFaultTest {
     History history = new History();
     List<SemaforClient> clients = new ArrayList<>();
     try {
-      CountDownLatch start = new CountDownLatch(1);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      List<Thread> threads = new ArrayList<>();
+      List<History.Acquirer> pools = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         SemaforClient client = client();
         clients.add(client);
-        History.Recorder recorder = history.recorder(c);
-        NamedSemaphore pool = client.semaphore("pool");
-        Thread t =
-            new Thread(
-                () -> {
-                  try {
-                    start.await();
-                    recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
-                  } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                  }
-                },
-                "client-" + c);
-        t.start();
-        threads.add(t);
+        pools.add(History.ownedPermitsOf(client.semaphore("pool")));
       }
-      start.countDown();
+      RecordedClients running = RecordedClients.run(history, pools, RUN);
       Thread.sleep(RUN.toMillis() / 3);
       fault.run();
       long faultOver = System.nanoTime();
-      for (Thread t : threads) {
-        t.join(RUN.toMillis() + 120_000);
-        assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-      }
-      assertThat(failure.get()).isNull();
+      running.finish(Duration.ofMinutes(2));
       List<History.Hold> holds = history.holds();
       assertThat(holds).hasSizeGreaterThan(CLIENTS);
       assertThat(holds)

@@ -2,15 +2,11 @@ package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.client.NamedSemaphore;
-import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,33 +24,11 @@ class ContentionTest {
     try (EmbeddedSemafor semafor = EmbeddedSemafor.start()) {
       semafor.client().create("pool", PERMITS);
       History history = new History();
-      CountDownLatch start = new CountDownLatch(1);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      List<Thread> threads = new ArrayList<>();
+      List<History.Acquirer> pools = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
-        SemaforClient client = semafor.newClient();
-        History.Recorder recorder = history.recorder(c);
-        NamedSemaphore pool = client.semaphore("pool");
-        Thread t =
-            new Thread(
-                () -> {
-                  try {
-                    start.await();
-                    recorder.acquireAndReleaseUntil(pool, System.nanoTime() + RUN.toNanos());
-                  } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                  }
-                },
-                "client-" + c);
-        t.start();
-        threads.add(t);
+        pools.add(History.ownedPermitsOf(semafor.newClient().semaphore("pool")));
       }
-      start.countDown();
-      for (Thread t : threads) {
-        t.join(RUN.toMillis() + 30_000);
-        assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-      }
-      assertThat(failure.get()).isNull();
+      RecordedClients.run(history, pools, RUN).finish(Duration.ofSeconds(30));
 
       List<History.Hold> holds = history.holds();
       assertThat(holds).hasSizeGreaterThan(CLIENTS);

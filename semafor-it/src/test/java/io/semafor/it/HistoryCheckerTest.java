@@ -8,9 +8,7 @@ import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -122,32 +120,11 @@ class HistoryCheckerTest {
     try (EmbeddedSemafor semafor = EmbeddedSemafor.start()) {
       semafor.client().create("pool", PERMITS);
       History history = new History(); // the hold every history test uses
-      CountDownLatch start = new CountDownLatch(1);
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      List<Thread> threads = new ArrayList<>();
+      List<History.Acquirer> broken = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
-        History.Recorder recorder = history.recorder(c);
-        History.Acquirer broken = givingBackAtOnce(semafor.newClient().semaphore("pool"));
-        Thread t =
-            new Thread(
-                () -> {
-                  try {
-                    start.await();
-                    recorder.acquireAndReleaseUntil(broken, System.nanoTime() + RUN.toNanos());
-                  } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                  }
-                },
-                "client-" + c);
-        t.start();
-        threads.add(t);
+        broken.add(givingBackAtOnce(semafor.newClient().semaphore("pool")));
       }
-      start.countDown();
-      for (Thread t : threads) {
-        t.join(RUN.toMillis() + 30_000);
-        assertThat(t.isAlive()).as("%s finished", t.getName()).isFalse();
-      }
-      assertThat(failure.get()).isNull();
+      RecordedClients.run(history, broken, RUN).finish(Duration.ofSeconds(30));
 
       List<History.Hold> holds = history.holds();
       assertThat(holds).hasSizeGreaterThan(CLIENTS);
