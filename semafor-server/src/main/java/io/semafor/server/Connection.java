@@ -241,9 +241,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
    * client has been told why, or is being told: before {@code Hello}, a {@code Fatal}
    * INVALID_ARGUMENT; after its session ended (expired, or closed on this connection), a {@code
    * Fatal} SESSION_EXPIRED, so that a client that was not running when its session expired learns
-   * it from its first keep-alive instead of getting a {@code Pong} for a session that is gone; a
-   * connection whose session lives on elsewhere (resumed on another connection, or this node no
-   * longer leads) is already closing with its own {@code Fatal}, and the frame is dropped.
+   * it from its first keep-alive instead of getting a {@code Pong} for a session that is gone. A
+   * frame on a connection whose session lives on elsewhere (resumed on another connection, or this
+   * node no longer leads) still belongs to the session: its id is returned.
    */
   private long sessionIdOrFail(String what) {
     Sessions.Live live = session;
@@ -254,10 +254,16 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     long last = lastSessionId;
     if (last == 0) {
       fatal(ErrorCode.INVALID_ARGUMENT, what + ": no session; a connection begins with Hello");
-    } else if (sessions.get(last) == null) {
-      fatal(ErrorCode.SESSION_EXPIRED, ended(last));
+      return 0;
     }
-    return 0;
+    if (sessions.get(last) == null) {
+      fatal(ErrorCode.SESSION_EXPIRED, ended(last));
+      return 0;
+    }
+    // the session lives on elsewhere (resumed on another connection, or this node stopped
+    // leading): a request its client sent here before it moved is still the session's, applied
+    // once by its id, and answered where the session is attached now (or refused as not leader)
+    return last;
   }
 
   private static String ended(long sessionId) {

@@ -8,9 +8,7 @@ import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.Acquire;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Create;
-import io.semafor.protocol.v1.Get;
 import io.semafor.protocol.v1.Increment;
-import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
 import io.semafor.protocol.v1.ServerFrame;
@@ -74,7 +72,9 @@ class GrantStormTest {
         waiters.add(waiter);
         waiter.sendRaw(acquires(Math.min(PER_SESSION, WAITERS - queued)));
       }
-      await().atMost(Duration.ofSeconds(60)).until(() -> waiting(producer, "queue") == WAITERS);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> producer.status("queue").getWaiters() == WAITERS);
 
       Response storm = producer.call(increment("queue", WAITERS));
       Response meanwhile = other.call(increment("other", 1));
@@ -115,20 +115,6 @@ class GrantStormTest {
         w.close();
       }
     }
-  }
-
-  private static long nextRead;
-
-  /** How many requests wait on {@code name}, read through {@code client}. */
-  private static int waiting(WireClient client, String name) throws IOException {
-    long id = ++nextRead;
-    client.send(
-        ClientFrame.newBuilder()
-            .setRead(Read.newBuilder().setId(id).setGet(Get.newBuilder().setName(name(name))))
-            .build());
-    ServerFrame frame = client.receive();
-    assertThat(frame.getReadResponse().getId()).isEqualTo(id);
-    return frame.getReadResponse().getStatus().getWaiters();
   }
 
   private static byte[] acquires(int count) throws IOException {

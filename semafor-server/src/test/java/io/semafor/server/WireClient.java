@@ -3,9 +3,12 @@ package io.semafor.server;
 import com.google.protobuf.ByteString;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
+import io.semafor.protocol.v1.Get;
 import io.semafor.protocol.v1.Hello;
+import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
+import io.semafor.protocol.v1.SemaphoreStatus;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.Welcome;
 import java.io.BufferedInputStream;
@@ -23,6 +26,7 @@ final class WireClient implements AutoCloseable {
   private final OutputStream out;
   long sessionId;
   private long nextId;
+  private long nextRead;
 
   WireClient(InetSocketAddress address) throws IOException {
     socket = new Socket(address.getAddress(), address.getPort());
@@ -81,6 +85,20 @@ final class WireClient implements AutoCloseable {
       throw new AssertionError("expected the response to " + id + ", got " + response);
     }
     return response;
+  }
+
+  /** Reads a semaphore's status; the caller knows no other frame is due on this connection. */
+  SemaphoreStatus status(String name) throws IOException {
+    long id = ++nextRead;
+    send(
+        ClientFrame.newBuilder()
+            .setRead(Read.newBuilder().setId(id).setGet(Get.newBuilder().setName(name(name))))
+            .build());
+    ServerFrame frame = receive();
+    if (frame.getReadResponse().getId() != id) {
+      throw new AssertionError("expected the answer to read " + id + ", got " + frame);
+    }
+    return frame.getReadResponse().getStatus();
   }
 
   /** Whether the server closed the connection (reads end of stream). */
