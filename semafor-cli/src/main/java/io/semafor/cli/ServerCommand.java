@@ -139,6 +139,9 @@ final class ServerCommand implements Callable<Integer> {
    * The server's settings, listening on {@code listenHost:listenPort}; a bad one is a usage error.
    */
   private ServerConfig serverConfig(String listenHost, int listenPort) {
+    if (grantsPerCommand < 1) {
+      throw usage("--grants-per-command: must be at least 1, was " + grantsPerCommand);
+    }
     try {
       return ServerConfig.builder()
           .host(listenHost)
