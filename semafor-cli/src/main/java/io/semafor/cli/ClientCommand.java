@@ -19,9 +19,22 @@ abstract class ClientCommand implements Callable<Integer> {
   @Override
   public final Integer call() throws Exception {
     Output output = new Output(spec.commandLine().getOut(), server.json);
-    try (SemaforClient client = server.connect()) {
+    SemaforClient client = server.connect();
+    try {
       return run(client, output);
+    } finally {
+      if (!leavesSession()) {
+        client.close();
+      }
     }
+  }
+
+  /**
+   * Whether to exit without ending the session: when the server cannot be heard, ending it would
+   * wait for an answer that may not come, and the server ends it by itself after its TTL.
+   */
+  boolean leavesSession() {
+    return false;
   }
 
   boolean json() {

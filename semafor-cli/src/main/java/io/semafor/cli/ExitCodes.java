@@ -14,6 +14,19 @@ final class ExitCodes {
   /** No server could be reached. */
   static final int UNREACHABLE = 3;
 
+  /**
+   * {@code run}: the session was lost, or the server went silent for half the session TTL, while
+   * the command ran; the command was stopped (SIGTERM, then SIGKILL) before its permits could be
+   * given to anyone else.
+   */
+  static final int LOST = 4;
+
+  /** {@code run}: the command could not be executed (as shells answer). */
+  static final int CANNOT_EXECUTE = 126;
+
+  /** {@code run}: the command was not found (as shells answer). */
+  static final int NOT_FOUND = 127;
+
   /** The operation timed out (BSD {@code EX_TEMPFAIL}, as {@code flock -w} scripts expect). */
   static final int TIMED_OUT = 75;
 

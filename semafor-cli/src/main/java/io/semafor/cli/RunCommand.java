@@ -1,25 +1,51 @@
 package io.semafor.cli;
 
+import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+
+/*
+ * Why it is built this way: the command must never run without the permits (SPEC §8, the flock /
+ * consul lock contract). So the permits are given back only once the command has ended, whatever
+ * ends `run`: the command finishing, a signal to `run` (the JVM runs shutdown hooks on SIGINT,
+ * SIGTERM and SIGHUP; the hook stops the command and waits for the release), or the session being
+ * lost. And because a server that cannot be heard from may expire the session without this
+ * process knowing (it was cut off) — or may just be paused, which does not expire it — the command
+ * is stopped once nothing was heard from a server for half the session TTL: with the SIGKILL grace
+ * capped at a quarter TTL, it is gone before the session could have ended on the server.
+ */
 
 @Command(
     name = "run",
     description = {
       "Run a command while holding K owned permits, like flock and consul lock.",
-      "Acquires them (the session kept alive), runs COMMAND, releases them, and exits with the",
-      "command's status. If they cannot be had within --timeout, exits 75 without running it.",
-      "If this process dies, the permits come back after the session TTL."
+      "Acquires them (the session kept alive), runs COMMAND, and gives them back only once it has"
+          + " ended; exits with its status. If they cannot be had within --timeout, exits 75"
+          + " without running it.",
+      "SIGINT, SIGTERM or SIGHUP to this process: the command gets SIGTERM (SIGKILL after"
+          + " --kill-after), then the permits go back, then this exits 130, 143 or 129.",
+      "The session lost, or no answer from the server for half the session TTL: the command is"
+          + " stopped the same way (the SIGKILL grace at most a quarter TTL) and this exits 4.",
+      "The command sees SEMAFOR_TOKEN (the fencing token), SEMAFOR_SLOTS (comma-separated) and"
+          + " SEMAFOR_SESSION. Not found: 127; not executable: 126."
     },
     mixinStandardHelpOptions = true)
 final class RunCommand extends ClientCommand {
+  /** How often the watchdog looks at how long the server has been silent. */
+  private static final Duration WATCH_EVERY = Duration.ofMillis(50);
+
   @Parameters(index = "0", paramLabel = "NAME")
   String name = "";
 
@@ -45,24 +71,146 @@ final class RunCommand extends ClientCommand {
       description = "How long to wait for them (default forever).")
   Duration timeout = Durations.FOREVER;
 
+  @Option(
+      names = "--kill-after",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description =
+          "After SIGTERM, how long the command has to end before SIGKILL (default"
+              + " ${DEFAULT-VALUE}; at most a quarter of the session TTL when the session is in"
+              + " doubt).")
+  Duration killAfter = Duration.ofSeconds(10);
+
+  @Option(
+      names = "--create",
+      paramLabel = "N",
+      description = "Create the semaphore with value N if it does not exist.")
+  @Nullable Long create;
+
+  /** The session is in doubt: exit without waiting on the server (it ends the session itself). */
+  private volatile boolean sessionInDoubt;
+
+  @Override
+  boolean leavesSession() {
+    return sessionInDoubt;
+  }
+
   @Override
   int run(SemaforClient client, Output output) throws InterruptedException, IOException {
-    Permit permit = client.semaphore(name).tryAcquirePermit(permits, timeout);
+    if (killAfter.isNegative()) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--kill-after: must not be negative, was " + killAfter);
+    }
+    NamedSemaphore semaphore = client.semaphore(name);
+    if (create != null) {
+      semaphore.create(create);
+    }
+    Permit permit = semaphore.tryAcquirePermit(permits, timeout);
     if (permit == null) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              "semafor run: timed out waiting for " + permits + " of " + name + "; not running");
+      say("timed out waiting for " + permits + " of " + name + "; not running");
       return ExitCodes.TIMED_OUT;
     }
-    try (permit) {
-      Process child = new ProcessBuilder(command).inheritIO().start();
-      try {
-        return child.waitFor();
-      } catch (InterruptedException e) {
-        child.destroy();
-        throw e;
-      }
+    Child child;
+    try {
+      child = Child.start(command, environment(client, permit));
+    } catch (IOException e) {
+      permit.close();
+      boolean missing = Child.notFound(e);
+      say(command.get(0) + ": " + (missing ? "command not found" : "cannot execute"));
+      return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
     }
+    return supervise(client, permit, child);
+  }
+
+  private int supervise(SemaforClient client, Permit permit, Child child)
+      throws InterruptedException {
+    Duration ttl = client.sessionTtl();
+    Duration doubtGrace = min(killAfter, ttl.dividedBy(4));
+    CountDownLatch released = new CountDownLatch(1);
+    client.onSessionLost(
+        () -> {
+          sessionInDoubt = true;
+          child.stop("the session was lost", doubtGrace);
+        });
+    Thread hook =
+        new Thread(
+            () -> {
+              child.stop("a signal", killAfter);
+              try {
+                released.await(killAfter.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "semafor-run-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try {
+                while (!child.await(WATCH_EVERY)) {
+                  if (client.sinceLastHeardFromServer().compareTo(ttl.dividedBy(2)) >= 0) {
+                    sessionInDoubt = true;
+                    child.stop(
+                        "nothing was heard from the server for half the session TTL", doubtGrace);
+                  }
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "semafor-run-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+    int status;
+    try {
+      status = child.await();
+    } finally {
+      if (sessionInDoubt) {
+        // no answer can be waited for: the permits return when the server ends the session
+        var unused = permit.releaseAsync();
+      } else {
+        try {
+          permit.close(); // only now: the command has ended
+        } catch (RuntimeException e) {
+          say(
+              "giving back the permits failed ("
+                  + e.getMessage()
+                  + "); they return with the"
+                  + " session");
+        }
+      }
+      released.countDown();
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // a signal is ending this process: the hook is running, and the JVM exits with 128 + signal
+    }
+    String why = child.stoppedBecause();
+    if (why != null && !why.equals("a signal")) {
+      say("stopped " + command.get(0) + " (pid " + child.pid() + "): " + why);
+      return ExitCodes.LOST;
+    }
+    return status;
+  }
+
+  private Map<String, String> environment(SemaforClient client, Permit permit) {
+    return Map.of(
+        "SEMAFOR_TOKEN",
+        Long.toString(permit.token()),
+        "SEMAFOR_SLOTS",
+        permit.slots().stream().map(String::valueOf).collect(Collectors.joining(",")),
+        "SEMAFOR_SESSION",
+        Long.toString(client.sessionId()));
+  }
+
+  private void say(String message) {
+    spec.commandLine().getErr().println("semafor run: " + message);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 }

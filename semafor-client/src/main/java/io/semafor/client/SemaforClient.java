@@ -163,6 +163,16 @@ public final class SemaforClient implements AutoCloseable {
     return link.sessionId();
   }
 
+  /**
+   * How long since this client last read anything from a server. Past the session's TTL the server
+   * may have expired the session without this client knowing (it was cut off, or the server was
+   * paused and did not); a holder that must never overlap another stops using its permits well
+   * before that. Non-blocking; thread-safe.
+   */
+  public Duration sinceLastHeardFromServer() {
+    return Duration.ofNanos(Math.max(0, System.nanoTime() - link.lastFrameNanos()));
+  }
+
   /** The session's TTL, as the server granted it. */
   public Duration sessionTtl() {
     return Duration.ofNanos(link.sessionTtlNanos());

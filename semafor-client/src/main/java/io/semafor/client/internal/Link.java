@@ -202,6 +202,11 @@ public final class Link implements AutoCloseable {
     }
   }
 
+  /** When a frame last came from a server ({@link System#nanoTime()}). */
+  public long lastFrameNanos() {
+    return lastFrame;
+  }
+
   public long sessionId() {
     return sessionId;
   }
