@@ -57,9 +57,17 @@ public final class Main {
       report(command, json, s.code().name(), message(s));
       return ExitCodes.FAILED;
     }
-    if (e instanceof CommandLine.ParameterException p) {
-      err.println("semafor: " + p.getMessage());
+    if (e instanceof CommandLine.ParameterException || e instanceof ServerOptions.BadOption) {
+      err.println("semafor: " + e.getMessage());
       return ExitCodes.USAGE;
+    }
+    if (command.getCommand() instanceof ServerCommand server && cannotListen(e)) {
+      err.println(
+          "semafor server: cannot listen on "
+              + (server.nodeId == null ? server.host + ":" + server.port : "this node's ports")
+              + ": "
+              + rootMessage(e));
+      return ExitCodes.FAILED;
     }
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
@@ -68,6 +76,29 @@ public final class Main {
     err.println("semafor: unexpected " + e);
     e.printStackTrace(err);
     return ExitCodes.FAILED;
+  }
+
+  /** A server's port could not be bound: in use, not permitted, no such address. */
+  private static boolean cannotListen(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.io.IOException || t instanceof io.netty.channel.ChannelException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    String message = String.valueOf(root.getMessage());
+    int detail = message.indexOf("failed with error(");
+    // Netty's native message ("bind(..) failed with error(-98): Address already in use"): the end
+    return detail >= 0 && message.contains("): ")
+        ? message.substring(message.indexOf("): ") + 3)
+        : message;
   }
 
   /** The exception's message without the code in front, which {@link #report} adds. */

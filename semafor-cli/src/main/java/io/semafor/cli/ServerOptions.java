@@ -45,8 +45,16 @@ final class ServerOptions {
       }
       throw e;
     } catch (IllegalArgumentException e) {
-      throw new picocli.CommandLine.ParameterException(
-          new picocli.CommandLine(new Object()), "--server: " + e.getMessage(), e, null, server);
+      throw new BadOption("--server: " + e.getMessage(), e);
+    }
+  }
+
+  /** An option's value was refused once the command ran: exit status 2, one line. */
+  static final class BadOption extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    BadOption(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

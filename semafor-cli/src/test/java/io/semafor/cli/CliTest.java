@@ -91,6 +91,24 @@ class CliTest {
   }
 
   @Test
+  void aMalformedServerAddressIsAUsageErrorInOneLine() throws Exception {
+    Finished f = CliProcess.run("garbage", "get", "x");
+    assertThat(f.status()).isEqualTo(2);
+    assertThat(f.err().strip()).isEqualTo("semafor: --server: address not host:port: garbage");
+  }
+
+  @Test
+  void aServerOnAPortInUseSaysSoInOneLine() throws Exception {
+    int busy = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
+    Finished f =
+        CliProcess.runRaw("server", "--port", Integer.toString(busy), "--admin-port", "-1");
+    assertThat(f.status()).isEqualTo(1);
+    assertThat(f.err().strip())
+        .isEqualTo(
+            "semafor server: cannot listen on 127.0.0.1:" + busy + ": Address already in use");
+  }
+
+  @Test
   void noServerExitsThree() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {
