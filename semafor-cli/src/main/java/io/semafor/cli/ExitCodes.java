@@ -27,7 +27,7 @@ final class ExitCodes {
   /** {@code run}: the command was not found (as shells answer). */
   static final int NOT_FOUND = 127;
 
-  /** The operation timed out (BSD {@code EX_TEMPFAIL}, as {@code flock -w} scripts expect). */
+  /** The operation timed out (BSD {@code EX_TEMPFAIL}; {@code flock -w -E 75} gives the same). */
   static final int TIMED_OUT = 75;
 
   private ExitCodes() {}

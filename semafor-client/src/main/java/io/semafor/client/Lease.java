@@ -25,14 +25,23 @@ public final class Lease {
   private final long amount;
   private final List<Long> slots;
   private final long token;
+  private final long sequence;
 
-  Lease(Rpc rpc, long permitId, String semaphore, long amount, List<Long> slots, long token) {
+  Lease(
+      Rpc rpc,
+      long permitId,
+      String semaphore,
+      long amount,
+      List<Long> slots,
+      long token,
+      long sequence) {
     this.rpc = rpc;
     this.permitId = permitId;
     this.semaphore = semaphore;
     this.amount = amount;
     this.slots = List.copyOf(slots);
     this.token = token;
+    this.sequence = sequence;
   }
 
   /** The id any process can renew or release this lease by. */
@@ -58,6 +67,14 @@ public final class Lease {
   /** The grant's fencing token; 0 if known only by id. */
   public long token() {
     return token;
+  }
+
+  /**
+   * The request's place in the server's one arrival order (SPEC §9), as {@link Permit#sequence()};
+   * 0 if known only by id.
+   */
+  public long sequence() {
+    return sequence;
   }
 
   /**

@@ -515,7 +515,8 @@ public final class NamedSemaphore {
     if (g.getPermitId() == 0) {
       return null;
     }
-    return new Lease(rpc, g.getPermitId(), name, g.getAmount(), g.getSlotsList(), g.getToken());
+    return new Lease(
+        rpc, g.getPermitId(), name, g.getAmount(), g.getSlotsList(), g.getToken(), g.getSequence());
   }
 
   // ------------------------------------------------------------------ wait for zero

@@ -140,7 +140,7 @@ public final class SemaforClient implements AutoCloseable {
 
   /** A handle on the lease with this permit id, from whichever process took it. */
   public Lease lease(long permitId) {
-    return new Lease(rpc, permitId, "", 0, List.of(), 0);
+    return new Lease(rpc, permitId, "", 0, List.of(), 0, 0);
   }
 
   /** A new, empty {@code semop}. */

@@ -172,6 +172,16 @@ class ClientOperationsTest {
   }
 
   @Test
+  void aLeaseCarriesItsArrivalSequenceLikeAPermit() throws InterruptedException {
+    NamedSemaphore x = client.create("x", 2);
+    Permit first = x.acquirePermit(1);
+    Lease lease = x.acquireLease(1, Duration.ofSeconds(30), Duration.ZERO);
+    assertThat(lease).isNotNull();
+    assertThat(lease.sequence()).isGreaterThan(first.sequence());
+    assertThat(other.lease(lease.permitId()).sequence()).as("known by id only").isZero();
+  }
+
+  @Test
   void aLeaseEndsByItselfAtItsTtl() throws InterruptedException {
     NamedSemaphore x = client.create("x", 1);
     x.acquireLease(1, Duration.ofMillis(100), Duration.ZERO);
