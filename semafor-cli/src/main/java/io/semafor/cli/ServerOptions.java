@@ -11,8 +11,10 @@ final class ServerOptions {
   @Option(
       names = "--server",
       paramLabel = "HOST:PORT",
-      defaultValue = "127.0.0.1:7400",
-      description = "The server (several separated by commas). Default: ${DEFAULT-VALUE}.")
+      defaultValue = "${env:SEMAFOR_SERVER:-127.0.0.1:7400}",
+      description =
+          "The server (several separated by commas). Default: $SEMAFOR_SERVER, else"
+              + " 127.0.0.1:7400.")
   String server = "127.0.0.1:7400";
 
   @Option(names = "--json", description = "Print one JSON object instead of text.")
@@ -21,9 +23,11 @@ final class ServerOptions {
   @Option(
       names = "--session-ttl",
       paramLabel = "D",
-      defaultValue = "10s",
+      defaultValue = "${env:SEMAFOR_SESSION_TTL:-10s}",
       converter = Durations.class,
-      description = "How long the server keeps this command's session after it goes silent.")
+      description =
+          "How long the server keeps this command's session after it goes silent. Default:"
+              + " $SEMAFOR_SESSION_TTL, else 10s.")
   Duration sessionTtl = Duration.ofSeconds(10);
 
   /**

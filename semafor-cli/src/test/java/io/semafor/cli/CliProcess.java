@@ -39,6 +39,14 @@ final class CliProcess {
     return command;
   }
 
+  /** Runs {@code semafor ARGS...} as given, with {@code environment} added to this one's. */
+  static Finished runWithEnvironment(java.util.Map<String, String> environment, String... args)
+      throws IOException, InterruptedException {
+    ProcessBuilder builder = new ProcessBuilder(rawCommandLine(args));
+    builder.environment().putAll(environment);
+    return finish(builder.start(), args);
+  }
+
   /** Runs {@code semafor ARGS...} as given (no {@code --server} added) to the end. */
   static Finished runRaw(String... args) throws IOException, InterruptedException {
     return finish(new ProcessBuilder(rawCommandLine(args)).start(), args);

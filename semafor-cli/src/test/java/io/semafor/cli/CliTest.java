@@ -91,6 +91,19 @@ class CliTest {
   }
 
   @Test
+  void theServerComesFromSemaforServerInTheEnvironmentAndAnOptionWins() throws Exception {
+    client.create("x", 5);
+    Finished fromEnvironment =
+        CliProcess.runWithEnvironment(java.util.Map.of("SEMAFOR_SERVER", server), "get", "x");
+    assertThat(fromEnvironment.status()).isZero();
+    assertThat(fromEnvironment.out().strip()).isEqualTo("5");
+    Finished optionWins =
+        CliProcess.runWithEnvironment(
+            java.util.Map.of("SEMAFOR_SERVER", "garbage"), "get", "x", "--server", server);
+    assertThat(optionWins.status()).isZero();
+  }
+
+  @Test
   void aMalformedServerAddressIsAUsageErrorInOneLine() throws Exception {
     Finished f = CliProcess.run("garbage", "get", "x");
     assertThat(f.status()).isEqualTo(2);
