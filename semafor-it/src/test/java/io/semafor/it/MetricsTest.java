@@ -60,6 +60,12 @@ class MetricsTest {
     assertThat(m.value("semafor_semaphore_grants_total", "name", "printers")).isEqualTo(1);
     assertThat(m.value("semafor_semaphore_timeouts_total", "name", "printers")).isEqualTo(1);
     assertThat(m.type("semafor_semaphore_wait_seconds")).isEqualTo("histogram");
+    assertThat(
+            m.samples().stream()
+                .filter(s -> s.name().equals("semafor_semaphore_wait_seconds_bucket"))
+                .filter(s -> "printers".equals(s.labels().get("name"))))
+        .as("wait buckets per semaphore")
+        .hasSizeBetween(2, 20);
     held.release();
     assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
     PrometheusText after = scrape();
