@@ -36,7 +36,9 @@ final class CreateCommand extends ClientCommand {
   @Option(
       names = "--max-per-session",
       paramLabel = "N",
-      description = "The most permits one session may own.")
+      description =
+          "The most permits one session may own: 1 is the app-lock rule, one slot per session"
+              + " (a second owned take by the same session fails with ALREADY_HELD).")
   int maxPerSession;
 
   @Override

@@ -441,6 +441,24 @@ public final class NamedSemaphore {
 
   /**
    * Takes {@code amount} permits as a lease that ends {@code leaseTtl} after it is granted unless
+   * renewed, waiting as long as it takes. Returns once the lease is delivered, as {@link
+   * #acquireLease(long, Duration, Duration)} does.
+   *
+   * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
+   *     lease granted before the withdrawal arrived is released
+   * @throws SemaforException as {@link #acquireLease(long, Duration, Duration)}
+   */
+  public Lease acquireLease(long amount, Duration leaseTtl) throws InterruptedException {
+    Lease lease =
+        acquireLease(amount, leaseTtl, java.time.temporal.ChronoUnit.FOREVER.getDuration());
+    if (lease == null) {
+      throw new IllegalStateException("a wait without a timeout ended without a lease");
+    }
+    return lease;
+  }
+
+  /**
+   * Takes {@code amount} permits as a lease that ends {@code leaseTtl} after it is granted unless
    * renewed, waiting up to {@code timeout}; null if it timed out.
    *
    * <p>Returns only once the lease is <em>delivered</em>: the server has this client's

@@ -182,6 +182,23 @@ class ClientOperationsTest {
   }
 
   @Test
+  void aLeaseCanBeWaitedForWithoutATimeout() throws Exception {
+    NamedSemaphore x = client.create("x", 0);
+    CompletableFuture<Lease> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return other.semaphore("x").acquireLease(1, Duration.ofSeconds(30));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(10)).until(() -> x.info().waiters() == 1);
+    x.increment(1);
+    assertThat(waiting.get(10, TimeUnit.SECONDS).amount()).isEqualTo(1);
+  }
+
+  @Test
   void aLeaseEndsByItselfAtItsTtl() throws InterruptedException {
     NamedSemaphore x = client.create("x", 1);
     x.acquireLease(1, Duration.ofMillis(100), Duration.ZERO);
