@@ -2,7 +2,6 @@ package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.client.SemaphoreInfo;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,19 +31,8 @@ class ContentionTest {
 
       List<History.Hold> holds = history.holds();
       assertThat(holds).hasSizeGreaterThan(CLIENTS);
-      assertThat(HistoryChecker.overCapacity(holds, PERMITS)).isEmpty();
-      assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
-      assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
-      // Read with every client's session still open and idle: closing one would give back what
-      // it owns and hide a permit lost or granted twice.
-      SemaphoreInfo pool = semafor.client().semaphore("pool").inspect();
-      assertThat(pool.value() + pool.owned() + pool.leased() + pool.undelivered())
-          .as("no permit lost or made: %s", pool)
-          .isEqualTo(PERMITS);
-      assertThat(pool.value())
-          .as("every permit back once all gave back what they took")
-          .isEqualTo(PERMITS);
-      assertThat(pool.holderList()).as("owners").isEmpty();
+      RecordedClients.assertSafeAndEveryPermitBack(
+          holds, semafor.client().semaphore("pool"), PERMITS);
       for (int c = 0; c < CLIENTS; c++) {
         int client = c;
         assertThat(holds.stream().filter(h -> h.client() == client).count())

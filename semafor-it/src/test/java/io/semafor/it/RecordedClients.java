@@ -2,6 +2,8 @@ package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.SemaphoreInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +50,27 @@ final class RecordedClients {
     }
     start.countDown();
     return clients;
+  }
+
+  /**
+   * Checks the recorded history (never more than {@code permits} certainly held, tokens and arrival
+   * sequences in real-time order), then the semaphore with every client's session still open and
+   * idle: closing one would give back what it owns and hide a permit lost or granted twice. All
+   * must be back, nobody owning any.
+   */
+  static void assertSafeAndEveryPermitBack(
+      List<History.Hold> holds, NamedSemaphore semaphore, long permits) {
+    assertThat(HistoryChecker.overCapacity(holds, permits)).isEmpty();
+    assertThat(HistoryChecker.tokensOutOfOrder(holds)).isEmpty();
+    assertThat(HistoryChecker.sequencesOutOfOrder(holds)).isEmpty();
+    SemaphoreInfo pool = semaphore.inspect();
+    assertThat(pool.value() + pool.owned() + pool.leased() + pool.undelivered())
+        .as("no permit lost or made: %s", pool)
+        .isEqualTo(permits);
+    assertThat(pool.value())
+        .as("every permit back once all gave back what they took")
+        .isEqualTo(permits);
+    assertThat(pool.holderList()).as("owners").isEmpty();
   }
 
   /**
