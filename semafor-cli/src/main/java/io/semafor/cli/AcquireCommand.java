@@ -4,6 +4,7 @@ import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -71,10 +72,24 @@ final class AcquireCommand extends ClientCommand {
         Durations.isForever(timeout)
             ? acquireForever(semaphore)
             : semaphore.tryAcquire(amount, timeout);
+    if (!taken) {
+      output.timedOut(timedOut(), Output.fields("name", name, "acquired", false, "amount", 0));
+      return ExitCodes.TIMED_OUT;
+    }
     output.result(
-        taken ? "acquired " + amount + " of " + name : "timed out",
-        Output.fields("name", name, "acquired", taken, "amount", taken ? amount : 0));
-    return taken ? ExitCodes.OK : ExitCodes.TIMED_OUT;
+        "acquired " + amount + " of " + name,
+        Output.fields("name", name, "acquired", true, "amount", amount));
+    return ExitCodes.OK;
+  }
+
+  private String timedOut() {
+    return "acquire "
+        + name
+        + ": "
+        + amount
+        + " not free within "
+        + Durations.format(timeout)
+        + "; nothing taken";
   }
 
   private boolean acquireForever(NamedSemaphore semaphore) throws InterruptedException {
@@ -88,7 +103,7 @@ final class AcquireCommand extends ClientCommand {
             ? semaphore.acquirePermit(amount)
             : semaphore.tryAcquirePermit(amount, timeout);
     if (permit == null) {
-      output.result("timed out", Output.fields("name", name, "acquired", false));
+      output.timedOut(timedOut(), Output.fields("name", name, "acquired", false));
       return ExitCodes.TIMED_OUT;
     }
     output.result(
@@ -125,7 +140,7 @@ final class AcquireCommand extends ClientCommand {
     // this process from the moment its id is printed, however the process ends after that
     Lease lease = semaphore.acquireLease(amount, ttl, timeout);
     if (lease == null) {
-      output.result("timed out", Output.fields("name", name, "acquired", false));
+      output.timedOut(timedOut(), Output.fields("name", name, "acquired", false));
       return ExitCodes.TIMED_OUT;
     }
     output.result(

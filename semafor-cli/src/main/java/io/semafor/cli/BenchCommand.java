@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.bench.load.LoadGenerator;
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;

@@ -18,7 +18,8 @@ abstract class ClientCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() throws Exception {
-    Output output = new Output(spec.commandLine().getOut(), server.json);
+    Output output =
+        new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), server.json);
     SemaforClient client = server.connect();
     try {
       return run(client, output);

@@ -52,7 +52,7 @@ final class ClusterCommand {
     @Override
     public Integer call() throws InterruptedException {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-      Output output = new Output(spec.commandLine().getOut(), json);
+      Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       for (String address : admin.split(",", -1)) {
         HttpResponse<String> response;
         try {
@@ -185,7 +185,7 @@ final class ClusterCommand {
         }
         members.add(row);
       }
-      Output output = new Output(spec.commandLine().getOut(), json);
+      Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       StringBuilder text = new StringBuilder();
       text.append(
           String.format(

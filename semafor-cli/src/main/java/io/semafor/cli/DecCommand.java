@@ -1,7 +1,9 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -42,6 +44,12 @@ final class DecCommand extends ClientCommand {
     output.result(
         Long.toString(granted),
         Output.fields("name", name, "granted", granted, "timedOut", granted == 0));
-    return granted == 0 ? ExitCodes.TIMED_OUT : ExitCodes.OK;
+    if (granted == 0) {
+      if (!output.json()) {
+        output.timedOut("dec " + name + ": still 0 after " + Durations.format(timeout), Map.of());
+      }
+      return ExitCodes.TIMED_OUT;
+    }
+    return ExitCodes.OK;
   }
 }

@@ -1,7 +1,11 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforException;
+import io.semafor.server.options.CommandLines;
+import io.semafor.server.options.ConfigDefaults;
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 
@@ -40,9 +44,24 @@ public final class Main {
 
   /** Runs the command line and returns its exit status (without exiting). */
   static int execute(String... args) {
+    return execute(System.getenv(), args);
+  }
+
+  /** Runs the command line, {@code environment} standing for the process's environment. */
+  static int execute(Map<String, String> environment, String... args) {
     CommandLine cli = new CommandLine(new SemaforCommand());
     cli.setExecutionExceptionHandler(Main::failed);
+    cli.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
+    if (args.length > 0 && args[0].equals("server")) {
+      CommandLine server = java.util.Objects.requireNonNull(cli.getSubcommands().get("server"));
+      try {
+        ConfigDefaults.install(server, List.of(args).subList(1, args.length), environment);
+      } catch (ConfigDefaults.BadConfig e) {
+        server.getErr().println("semafor server: --config " + e.getMessage());
+        return ExitCodes.USAGE;
+      }
+    }
     return cli.execute(args);
   }
 
@@ -61,44 +80,27 @@ public final class Main {
       err.println("semafor: " + e.getMessage());
       return ExitCodes.USAGE;
     }
-    if (command.getCommand() instanceof ServerCommand server && cannotListen(e)) {
+    if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
           "semafor server: cannot listen on "
-              + (server.nodeId == null ? server.host + ":" + server.port : "this node's ports")
+              + server.listenAddress()
               + ": "
-              + rootMessage(e));
+              + CommandLines.rootMessage(e));
       return ExitCodes.FAILED;
     }
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
       return ExitCodes.FAILED;
     }
-    err.println("semafor: unexpected " + e);
-    e.printStackTrace(err);
+    boolean debug = CommandLines.debug(parseResult);
+    err.println(
+        "semafor: unexpected "
+            + e
+            + (debug ? "" : " (run it again with --debug to see the stack trace)"));
+    if (debug) {
+      e.printStackTrace(err);
+    }
     return ExitCodes.FAILED;
-  }
-
-  /** A server's port could not be bound: in use, not permitted, no such address. */
-  private static boolean cannotListen(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.io.IOException || t instanceof io.netty.channel.ChannelException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null) {
-      root = root.getCause();
-    }
-    String message = String.valueOf(root.getMessage());
-    int detail = message.indexOf("failed with error(");
-    // Netty's native message ("bind(..) failed with error(-98): Address already in use"): the end
-    return detail >= 0 && message.contains("): ")
-        ? message.substring(message.indexOf("): ") + 3)
-        : message;
   }
 
   /** The exception's message without the code in front, which {@link #report} adds. */

@@ -17,10 +17,12 @@ final class Output {
       new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
   private final PrintWriter out;
+  private final PrintWriter err;
   private final boolean json;
 
-  Output(PrintWriter out, boolean json) {
+  Output(PrintWriter out, PrintWriter err, boolean json) {
     this.out = out;
+    this.err = err;
     this.json = json;
   }
 
@@ -32,6 +34,19 @@ final class Output {
   void result(String text, Map<String, ?> fields) {
     out.println(json ? toJson(fields) : text);
     out.flush();
+  }
+
+  /**
+   * Reports a timeout: {@code semafor: TIMED_OUT: TEXT} on the error stream in text mode (so a
+   * script's captured output holds only results), {@code fields} on the output in JSON mode.
+   */
+  void timedOut(String text, Map<String, ?> fields) {
+    if (json) {
+      result(text, fields);
+    } else {
+      err.println("semafor: TIMED_OUT: " + text);
+      err.flush();
+    }
   }
 
   /** Prints a line of text in text mode, nothing in JSON mode (progress, not a result). */

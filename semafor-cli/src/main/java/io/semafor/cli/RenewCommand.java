@@ -1,6 +1,7 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;

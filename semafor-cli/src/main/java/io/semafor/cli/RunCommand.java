@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

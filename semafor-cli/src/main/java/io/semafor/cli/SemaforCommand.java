@@ -1,6 +1,8 @@
 package io.semafor.cli;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /** The top of the command tree; subcommands do everything. */
 @Command(
@@ -31,6 +33,13 @@ import picocli.CommandLine.Command;
     footer = {
       "",
       "Exit status: 0 success, 1 operation failed (the message names the error code),",
-      "2 usage error, 3 cannot reach the server, 75 timed out."
+      "2 usage error, 3 cannot reach the server, 4 run lost its permits, 75 timed out,",
+      "126/127 run could not execute/find the command, 128+N run was stopped by signal N."
     })
-final class SemaforCommand {}
+final class SemaforCommand {
+  @Option(
+      names = "--debug",
+      scope = ScopeType.INHERIT,
+      description = "Print the stack trace of an unexpected failure.")
+  boolean debug;
+}

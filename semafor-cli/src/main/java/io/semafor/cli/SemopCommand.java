@@ -2,9 +2,11 @@ package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.client.Semop;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -57,13 +59,18 @@ final class SemopCommand extends ClientCommand {
       }
     }
     Semop.Result result = semop.execute(timeout);
-    output.result(
-        result.done() ? "done, token " + result.token() : "timed out",
+    Map<String, Object> fields =
         Output.fields(
             "done", result.done(),
             "token", result.token(),
             "sequence", result.sequence(),
-            "slots", result.slots()));
-    return result.done() ? ExitCodes.OK : ExitCodes.TIMED_OUT;
+            "slots", result.slots());
+    if (!result.done()) {
+      output.timedOut(
+          "semop: not every operation could proceed within " + Durations.format(timeout), fields);
+      return ExitCodes.TIMED_OUT;
+    }
+    output.result("done, token " + result.token(), fields);
+    return ExitCodes.OK;
   }
 }

@@ -1,16 +1,17 @@
 package io.semafor.cli;
 
-import io.semafor.core.Limits;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.server.Main;
-import io.semafor.server.ServerConfig;
+import io.semafor.server.options.Durations;
+import io.semafor.server.options.ServerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -19,63 +20,13 @@ import picocli.CommandLine.Option;
       "Run a server in this process until Ctrl-C: a single node, or a cluster node.",
       "Single node (default): state in memory, no external service. Cluster node: give",
       "--node-id, --peers and --data-dir; the node listens on its own client and Raft ports",
-      "from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health."
+      "from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health.",
+      "Every option can also be set as SEMAFOR_<OPTION> in the environment or in --config FILE."
     },
-    mixinStandardHelpOptions = true)
+    mixinStandardHelpOptions = true,
+    sortOptions = false)
 final class ServerCommand implements Callable<Integer> {
-  @Option(
-      names = "--host",
-      paramLabel = "H",
-      defaultValue = "127.0.0.1",
-      description = "Address to listen on (default ${DEFAULT-VALUE}).")
-  String host = "127.0.0.1";
-
-  @Option(
-      names = "--port",
-      paramLabel = "P",
-      defaultValue = "7400",
-      description = "Client port (default ${DEFAULT-VALUE}; 0: any free port).")
-  int port = 7400;
-
-  @Option(
-      names = "--admin-port",
-      paramLabel = "A",
-      defaultValue = "7401",
-      description = "Metrics and health port (default ${DEFAULT-VALUE}; -1: none).")
-  int adminPort = 7401;
-
-  @Option(
-      names = "--session-ttl",
-      paramLabel = "D",
-      defaultValue = "10s",
-      converter = Durations.class,
-      description = "TTL of sessions that do not ask for one (default ${DEFAULT-VALUE}).")
-  Duration sessionTtl = Duration.ofSeconds(10);
-
-  @Option(
-      names = "--io-threads",
-      paramLabel = "N",
-      description = "Network threads (default: one per processor).")
-  int ioThreads = Runtime.getRuntime().availableProcessors();
-
-  @Option(
-      names = "--max-semaphore-series",
-      paramLabel = "N",
-      defaultValue = "1000",
-      description =
-          "Semaphores with their own metric series; the rest are summed as _other"
-              + " (default ${DEFAULT-VALUE}).")
-  int maxSemaphoreSeries = 1000;
-
-  @Option(
-      names = "--grants-per-command",
-      paramLabel = "N",
-      defaultValue = "128",
-      description =
-          "Most waiters one command serves; a change that serves more hands the rest out in"
-              + " slices, other clients' requests in between (default ${DEFAULT-VALUE}; every"
-              + " member of a cluster must use the same).")
-  int grantsPerCommand = 128;
+  @Mixin ServerOptions options = new ServerOptions();
 
   @Option(
       names = "--node-id",
@@ -124,37 +75,20 @@ final class ServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     if (nodeId == null && peers == null && dataDir == null && !join) {
-      Main.run(serverConfig(host, port));
+      Main.run(options.config(options.host(), options.port()));
       return ExitCodes.OK;
     }
     ClusterConfig cluster = cluster();
     ClusterConfig.Peer self = cluster.self();
     Main.run(
-        serverConfig(self.host(), self.clientPort()),
+        options.config(self.host(), self.clientPort()),
         (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
     return ExitCodes.OK;
   }
 
-  /**
-   * The server's settings, listening on {@code listenHost:listenPort}; a bad one is a usage error.
-   */
-  private ServerConfig serverConfig(String listenHost, int listenPort) {
-    if (grantsPerCommand < 1) {
-      throw usage("--grants-per-command: must be at least 1, was " + grantsPerCommand);
-    }
-    try {
-      return ServerConfig.builder()
-          .host(listenHost)
-          .port(listenPort)
-          .adminPort(adminPort)
-          .defaultSessionTtl(sessionTtl)
-          .ioThreads(ioThreads)
-          .maxSemaphoreSeries(maxSemaphoreSeries)
-          .limits(Limits.DEFAULT.withGrantsPerCommand(grantsPerCommand))
-          .build();
-    } catch (IllegalArgumentException e) {
-      throw usage(String.valueOf(e.getMessage()));
-    }
+  /** Where the server listens, for messages: this node's address, or "this node's ports". */
+  String listenAddress() {
+    return nodeId == null ? options.host() + ":" + options.port() : "this node's ports";
   }
 
   private ClusterConfig cluster() {

@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 

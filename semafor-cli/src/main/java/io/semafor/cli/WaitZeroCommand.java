@@ -1,6 +1,7 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,8 +26,13 @@ final class WaitZeroCommand extends ClientCommand {
   @Override
   int run(SemaforClient client, Output output) throws InterruptedException {
     boolean reached = client.semaphore(name).awaitZero(timeout);
-    output.result(
-        reached ? name + " is 0" : "timed out", Output.fields("name", name, "reached", reached));
-    return reached ? ExitCodes.OK : ExitCodes.TIMED_OUT;
+    if (!reached) {
+      output.timedOut(
+          "wait-zero " + name + ": not 0 within " + Durations.format(timeout),
+          Output.fields("name", name, "reached", false));
+      return ExitCodes.TIMED_OUT;
+    }
+    output.result(name + " is 0", Output.fields("name", name, "reached", true));
+    return ExitCodes.OK;
   }
 }

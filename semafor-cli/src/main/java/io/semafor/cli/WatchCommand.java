@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;

@@ -63,6 +63,20 @@ final class CliProcess {
         .start();
   }
 
+  /**
+   * Starts {@code semafor ARGS...} as given with {@code environment} added to this one's, its
+   * output going to {@code log}; the caller stops it (by PID, through {@link Process}).
+   */
+  static Process startRawWithEnvironment(
+      Path log, java.util.Map<String, String> environment, String... args) throws IOException {
+    ProcessBuilder builder =
+        new ProcessBuilder(rawCommandLine(args))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().putAll(environment);
+    return builder.start();
+  }
+
   /** Starts it; the caller stops it (by PID, through {@link Process}). */
   static Process start(String server, String... args) throws IOException {
     return new ProcessBuilder(commandLine(server, args)).start();

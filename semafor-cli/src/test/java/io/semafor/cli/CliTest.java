@@ -141,6 +141,45 @@ class CliTest {
   }
 
   @Test
+  void aTimeoutIsReportedOnStandardErrorAndLeavesStandardOutputToResults() throws Exception {
+    client.create("x", 0);
+    Finished acquire = semafor("acquire", "x", "--timeout", "200ms");
+    assertThat(acquire.out()).isEmpty();
+    assertThat(acquire.err())
+        .isEqualTo("semafor: TIMED_OUT: acquire x: 1 not free within 200ms; nothing taken");
+    Finished dec = semafor("dec", "x", "--timeout", "1s");
+    assertThat(dec.out()).as("the amount granted").isEqualTo("0");
+    assertThat(dec.err()).isEqualTo("semafor: TIMED_OUT: dec x: still 0 after 1s");
+    Finished json = semafor("wait-zero", "x", "--timeout", "0", "--json");
+    assertThat(json.err()).isEmpty();
+  }
+
+  @Test
+  void everyUsageErrorIsOneLineAndAPointerToHelpNotTheWholeUsage() throws Exception {
+    for (String[] args :
+        List.of(
+            new String[] {"dec", "x", "--timeout", "soon"},
+            new String[] {"get"},
+            new String[] {"acquire", "x", "--no-such-option"},
+            new String[] {"nosuch"})) {
+      Finished f = semafor(args);
+      assertThat(f.status()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(f.err()).doesNotContain("Usage:").doesNotContain("\tat ");
+      assertThat(f.err().lines().reduce((first, second) -> second))
+          .as(String.join(" ", args))
+          .hasValueSatisfying(last -> assertThat(last).endsWith("--help' for more information."));
+    }
+  }
+
+  @Test
+  void debugIsAcceptedByEverySubcommand() throws Exception {
+    client.create("x", 4);
+    Finished f = semafor("get", "x", "--debug");
+    assertThat(f.status()).isZero();
+    assertThat(f.out()).isEqualTo("4");
+  }
+
+  @Test
   void aPlainAcquireConsumesThePermits() throws Exception {
     client.create("x", 3);
     assertThat(semafor("acquire", "x", "2").status()).isZero();

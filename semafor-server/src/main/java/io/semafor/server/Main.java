@@ -1,32 +1,102 @@
 package io.semafor.server;
 
 import io.netty.util.ResourceLeakDetector;
+import io.semafor.server.options.CommandLines;
+import io.semafor.server.options.ConfigDefaults;
+import io.semafor.server.options.ServerOptions;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.time.Duration;
-import java.util.Locale;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
- * Runs a single-node server until interrupted: {@code java -jar semafor-server.jar [--host H]
- * [--port P] [--session-ttl D] [--io-threads N]}. Durations look like {@code 500ms}, {@code 10s},
- * {@code 2m}.
+ * {@code java -jar semafor-server.jar [OPTIONS]}: runs a single-node server until interrupted. Its
+ * options are {@link ServerOptions}, the same definition {@code semafor server} uses; {@code
+ * --help} lists them. A user's mistake prints one line and exits 2; a port in use prints one line
+ * and exits 1; {@code --debug} adds stack traces to unexpected failures.
  */
-public final class Main {
-  private Main() {}
+@Command(
+    name = "semafor-server",
+    description = {
+      "Run a single-node Semafor server until Ctrl-C: state in memory, no external service.",
+      "Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health.",
+      "A cluster node needs the semafor command: semafor server --node-id ... (docs/cluster.md)."
+    },
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    sortOptions = false)
+public final class Main implements Callable<Integer> {
+  @Mixin ServerOptions options = new ServerOptions();
 
-  public static void main(String[] args) throws InterruptedException {
-    ServerConfig config;
+  @Option(names = "--debug", description = "Print stack traces of unexpected failures.")
+  boolean debug;
+
+  Main() {}
+
+  /** Runs the command line and exits with its status. */
+  public static void main(String[] args) {
+    System.exit(execute(System.getenv(), args));
+  }
+
+  /** Runs the command line with {@code environment} and returns its status (without exiting). */
+  static int execute(Map<String, String> environment, String... args) {
+    CommandLine line = new CommandLine(new Main());
+    line.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
+    line.setExecutionExceptionHandler(Main::failed);
     try {
-      config = parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("semafor-server: " + e.getMessage());
-      System.err.println(
-          "usage: semafor-server [--host H] [--port P] [--admin-port A] [--session-ttl D]"
-              + " [--io-threads N]");
-      System.exit(2);
-      return;
+      ConfigDefaults.install(line, List.of(args), environment);
+    } catch (ConfigDefaults.BadConfig e) {
+      line.getErr().println("semafor-server: --config " + e.getMessage());
+      return line.getCommandSpec().exitCodeOnInvalidInput();
     }
-    run(config);
+    return line.execute(args);
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    run(options.config(options.host(), options.port()));
+    return 0;
+  }
+
+  private static int failed(Exception e, CommandLine line, CommandLine.ParseResult parsed) {
+    PrintWriter err = line.getErr();
+    if (e instanceof CommandLine.ParameterException) {
+      err.println("semafor-server: " + e.getMessage());
+      return line.getCommandSpec().exitCodeOnInvalidInput();
+    }
+    if (CommandLines.cannotListen(e) && line.getCommand() instanceof Main main) {
+      err.println(
+          "semafor-server: cannot listen on "
+              + main.options.host()
+              + ":"
+              + main.options.port()
+              + ": "
+              + CommandLines.rootMessage(e));
+      return 1;
+    }
+    err.println(
+        "semafor-server: unexpected "
+            + e
+            + (CommandLines.debug(parsed) ? "" : " (--debug prints its stack trace)"));
+    if (CommandLines.debug(parsed)) {
+      e.printStackTrace(err);
+    }
+    return 1;
+  }
+
+  /** The version in the jar's manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String build = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"semafor-server " + (build == null ? "(development build)" : build)};
+    }
   }
 
   /**
@@ -71,52 +141,5 @@ public final class Main {
 
   private static String hostPort(SemaforServer server) {
     return server.config().host() + ":" + server.address().getPort();
-  }
-
-  static ServerConfig parse(String[] args) {
-    ServerConfig.Builder b = ServerConfig.builder().adminPort(7401);
-    for (int i = 0; i < args.length; i++) {
-      String flag = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      String value = args[++i];
-      switch (flag) {
-        case "--host" -> b.host(value);
-        case "--port" -> b.port(integer(flag, value));
-        case "--session-ttl" -> b.defaultSessionTtl(duration(flag, value));
-        case "--io-threads" -> b.ioThreads(integer(flag, value));
-        case "--admin-port" -> b.adminPort(integer(flag, value));
-        default -> throw new IllegalArgumentException("unknown option " + flag);
-      }
-    }
-    return b.build();
-  }
-
-  private static int integer(String flag, String value) {
-    try {
-      return Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + ": not a number: " + value, e);
-    }
-  }
-
-  /** Parses {@code 250ms}, {@code 10s}, {@code 2m}, {@code 1h}. */
-  static Duration duration(String flag, String value) {
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    try {
-      if (v.endsWith("ms")) {
-        return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-      }
-      long n = Long.parseLong(v.substring(0, v.length() - 1));
-      return switch (v.charAt(v.length() - 1)) {
-        case 's' -> Duration.ofSeconds(n);
-        case 'm' -> Duration.ofMinutes(n);
-        case 'h' -> Duration.ofHours(n);
-        default -> throw new IllegalArgumentException(flag + ": not a duration: " + value);
-      };
-    } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-      throw new IllegalArgumentException(flag + ": not a duration: " + value, e);
-    }
   }
 }

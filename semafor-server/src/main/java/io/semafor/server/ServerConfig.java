@@ -2,6 +2,7 @@ package io.semafor.server;
 
 import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
+import io.semafor.server.options.Durations;
 import java.time.Duration;
 
 /**
@@ -182,21 +183,25 @@ public final class ServerConfig {
         throw new IllegalArgumentException("port outside 0..65535: " + port);
       }
       if (minSessionTtl.isNegative() || minSessionTtl.isZero()) {
-        throw new IllegalArgumentException("minSessionTtl <= 0: " + minSessionTtl);
+        throw new IllegalArgumentException(
+            "minSessionTtl <= 0: " + Durations.format(minSessionTtl));
       }
       if (maxSessionTtl.compareTo(minSessionTtl) < 0) {
         throw new IllegalArgumentException(
-            "maxSessionTtl < minSessionTtl (" + minSessionTtl + "): " + maxSessionTtl);
+            "maxSessionTtl < minSessionTtl ("
+                + Durations.format(minSessionTtl)
+                + "): "
+                + Durations.format(maxSessionTtl));
       }
       if (defaultSessionTtl.compareTo(minSessionTtl) < 0
           || defaultSessionTtl.compareTo(maxSessionTtl) > 0) {
         throw new IllegalArgumentException(
             "defaultSessionTtl outside "
-                + minSessionTtl
+                + Durations.format(minSessionTtl)
                 + ".."
-                + maxSessionTtl
+                + Durations.format(maxSessionTtl)
                 + ": "
-                + defaultSessionTtl);
+                + Durations.format(defaultSessionTtl));
       }
       if (maxFrameBytes < 1024) {
         throw new IllegalArgumentException("maxFrameBytes < 1024: " + maxFrameBytes);

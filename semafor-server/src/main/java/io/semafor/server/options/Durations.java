@@ -1,4 +1,4 @@
-package io.semafor.cli;
+package io.semafor.server.options;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -6,16 +6,24 @@ import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 
 /**
- * Parses the durations the command takes: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h},
+ * Parses the durations the commands take: {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h},
  * {@code 0}, and {@code forever} (null: no limit).
  */
-final class Durations implements CommandLine.ITypeConverter<Duration> {
+public final class Durations implements CommandLine.ITypeConverter<Duration> {
   /**
    * What {@code forever} stands for when a Duration is needed: too long for nanoseconds, which the
    * client takes as "no limit".
    */
-  static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
+  public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 
+  /** Creates the converter picocli instantiates for an option. */
+  public Durations() {}
+
+  /**
+   * The duration {@code text} names; {@link #FOREVER} for {@code forever}.
+   *
+   * @throws CommandLine.TypeConversionException saying what is accepted
+   */
   @Override
   public Duration convert(String text) {
     Duration d = parse(text);
@@ -27,7 +35,7 @@ final class Durations implements CommandLine.ITypeConverter<Duration> {
    *
    * @throws CommandLine.TypeConversionException saying what is accepted
    */
-  static @Nullable Duration parse(String text) {
+  public static @Nullable Duration parse(String text) {
     String v = text.trim().toLowerCase(Locale.ROOT);
     if (v.equals("forever")) {
       return null;
@@ -53,7 +61,24 @@ final class Durations implements CommandLine.ITypeConverter<Duration> {
     }
   }
 
-  static boolean isForever(Duration d) {
+  /** {@code d} the way it is written on a command line: {@code 200ms}, {@code 10s}, {@code 2m}. */
+  public static String format(Duration d) {
+    if (isForever(d)) {
+      return "forever";
+    }
+    long millis = d.toMillis();
+    if (millis == 0 || millis % 1000 != 0) {
+      return millis + "ms";
+    }
+    long seconds = millis / 1000;
+    if (seconds % 3600 == 0) {
+      return seconds / 3600 + "h";
+    }
+    return seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+  }
+
+  /** Whether {@code d} is {@link #FOREVER}. */
+  public static boolean isForever(Duration d) {
     return d.equals(FOREVER);
   }
 

@@ -1,0 +1,271 @@
+package io.semafor.server.options;
+
+import io.semafor.core.Limits;
+import io.semafor.protocol.Frames;
+import io.semafor.server.ServerConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The options of a server, defined once: a picocli mixin that {@code java -jar semafor-server.jar}
+ * and {@code semafor server} both include, so the two cannot drift. Every limit of the semantics is
+ * here. Each option can also come from the environment ({@code --max-sessions} from {@code
+ * SEMAFOR_MAX_SESSIONS}) or from the {@code --config} file (key {@code max-sessions}); see {@link
+ * ConfigDefaults}.
+ *
+ * <p>Filled in by picocli on the thread that parses; not thread-safe.
+ */
+public final class ServerOptions {
+  @Spec(Spec.Target.MIXEE)
+  @Nullable CommandSpec spec;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "Read settings from FILE: one `option = value` per line, keys are the long options"
+              + " without dashes (port = 7400). Command-line options win over SEMAFOR_*"
+              + " environment variables, which win over the file. Also $SEMAFOR_CONFIG.")
+  @Nullable Path config;
+
+  @Option(
+      names = "--host",
+      paramLabel = "H",
+      defaultValue = "127.0.0.1",
+      description = "Address to listen on (default ${DEFAULT-VALUE}).")
+  String host = "127.0.0.1";
+
+  @Option(
+      names = "--port",
+      paramLabel = "P",
+      defaultValue = "7400",
+      description = "Client port (default ${DEFAULT-VALUE}; 0: any free port).")
+  int port = 7400;
+
+  @Option(
+      names = "--admin-port",
+      paramLabel = "A",
+      defaultValue = "7401",
+      description = "Metrics and health port (default ${DEFAULT-VALUE}; -1: none; 0: any).")
+  int adminPort = 7401;
+
+  @Option(
+      names = "--session-ttl",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description = "TTL of sessions that do not ask for one (default ${DEFAULT-VALUE}).")
+  Duration sessionTtl = Duration.ofSeconds(10);
+
+  @Option(
+      names = "--min-session-ttl",
+      paramLabel = "D",
+      defaultValue = "100ms",
+      converter = Durations.class,
+      description = "Shortest TTL a client may ask for (default ${DEFAULT-VALUE}).")
+  Duration minSessionTtl = Duration.ofMillis(100);
+
+  @Option(
+      names = "--max-session-ttl",
+      paramLabel = "D",
+      defaultValue = "1h",
+      converter = Durations.class,
+      description = "Longest TTL a client may ask for (default ${DEFAULT-VALUE}).")
+  Duration maxSessionTtl = Duration.ofHours(1);
+
+  @Option(
+      names = "--io-threads",
+      paramLabel = "N",
+      description = "Network threads (default: one per processor).")
+  int ioThreads = Runtime.getRuntime().availableProcessors();
+
+  @Option(
+      names = "--max-semaphore-series",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description =
+          "Semaphores with their own metric series; the rest are summed as _other"
+              + " (default ${DEFAULT-VALUE}).")
+  int maxSemaphoreSeries = 1000;
+
+  @Option(
+      names = "--max-frame-bytes",
+      paramLabel = "N",
+      defaultValue = "" + Frames.DEFAULT_MAX_FRAME_BYTES,
+      description =
+          "Largest frame a client may send; a larger one closes its connection"
+              + " (default ${DEFAULT-VALUE}).")
+  int maxFrameBytes = Frames.DEFAULT_MAX_FRAME_BYTES;
+
+  @Option(
+      names = "--grants-per-command",
+      paramLabel = "N",
+      defaultValue = "128",
+      description =
+          "Most waiters one command serves; a change that serves more hands the rest out in"
+              + " slices, other clients' requests in between (default ${DEFAULT-VALUE}).")
+  int grantsPerCommand = 128;
+
+  @Option(
+      names = "--max-name-bytes",
+      paramLabel = "N",
+      defaultValue = "1024",
+      description = "Longest semaphore name, in UTF-8 bytes (default ${DEFAULT-VALUE}).")
+  int maxNameBytes = 1024;
+
+  @Option(
+      names = "--max-semaphores",
+      paramLabel = "N",
+      defaultValue = "" + Long.MAX_VALUE,
+      description = "Most semaphores at once (default: no limit).")
+  long maxSemaphores = Long.MAX_VALUE;
+
+  @Option(
+      names = "--max-sessions",
+      paramLabel = "N",
+      defaultValue = "100000",
+      description = "Most sessions at once (default ${DEFAULT-VALUE}).")
+  int maxSessions = 100_000;
+
+  @Option(
+      names = "--max-waiters-per-session",
+      paramLabel = "N",
+      defaultValue = "4096",
+      description =
+          "Most queued requests and WaitMany entries one session may have"
+              + " (default ${DEFAULT-VALUE}).")
+  int maxWaitersPerSession = 4096;
+
+  @Option(
+      names = "--max-wait-many-entries",
+      paramLabel = "N",
+      defaultValue = "4096",
+      description = "Most semaphores in one WaitMany list (default ${DEFAULT-VALUE}).")
+  int maxWaitManyEntries = 4096;
+
+  @Option(
+      names = "--max-semop-ops",
+      paramLabel = "N",
+      defaultValue = "500",
+      description = "Most operations in one semop (default ${DEFAULT-VALUE}).")
+  int maxSemopOps = 500;
+
+  @Option(
+      names = "--max-unacked-replies",
+      paramLabel = "N",
+      defaultValue = "65536",
+      description =
+          "Most replies a session may leave unacknowledged before its new requests are refused"
+              + " (default ${DEFAULT-VALUE}).")
+  int maxUnackedReplies = 65_536;
+
+  @Option(
+      names = "--max-slotted-capacity",
+      paramLabel = "N",
+      defaultValue = "65536",
+      description =
+          "Largest capacity whose permits carry slot numbers; above it a capacity is a"
+              + " ceiling only (default ${DEFAULT-VALUE}).")
+  int maxSlottedCapacity = 65_536;
+
+  /** Creates the mixin picocli fills in. */
+  public ServerOptions() {}
+
+  /** The address to listen on, as given. */
+  public String host() {
+    return host;
+  }
+
+  /** The client port, as given. */
+  public int port() {
+    return port;
+  }
+
+  /**
+   * The state machine's limits as given. Every member of a cluster must use the same ones, since
+   * they decide which commands fail.
+   *
+   * @throws CommandLine.ParameterException naming the option whose value is out of range
+   */
+  public Limits limits() {
+    try {
+      return new Limits(
+          maxNameBytes,
+          maxSemaphores,
+          maxSessions,
+          maxWaitersPerSession,
+          maxWaitManyEntries,
+          maxSemopOps,
+          maxUnackedReplies,
+          maxSlottedCapacity,
+          grantsPerCommand);
+    } catch (IllegalArgumentException e) {
+      throw usage(e);
+    }
+  }
+
+  /**
+   * The server's settings, listening on {@code listenHost:listenPort} (a cluster node listens on
+   * its own address from {@code --peers}; a single node passes {@link #host()} and {@link
+   * #port()}).
+   *
+   * @throws CommandLine.ParameterException naming the option whose value is out of range
+   */
+  public ServerConfig config(String listenHost, int listenPort) {
+    Limits limits = limits();
+    try {
+      return ServerConfig.builder()
+          .host(listenHost)
+          .port(listenPort)
+          .adminPort(adminPort)
+          .defaultSessionTtl(sessionTtl)
+          .minSessionTtl(minSessionTtl)
+          .maxSessionTtl(maxSessionTtl)
+          .maxFrameBytes(maxFrameBytes)
+          .ioThreads(ioThreads)
+          .maxSemaphoreSeries(maxSemaphoreSeries)
+          .limits(limits)
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw usage(e);
+    }
+  }
+
+  /**
+   * A usage error for a setting refused by {@link ServerConfig} or {@link Limits}, whose messages
+   * start with the setting's Java name: said with the option's name instead, so the user sees what
+   * to change.
+   */
+  private CommandLine.ParameterException usage(IllegalArgumentException e) {
+    String message = String.valueOf(e.getMessage());
+    int end = message.indexOf(' ');
+    String setting = end < 0 ? message : message.substring(0, end);
+    String rest = end < 0 ? "" : message.substring(end);
+    CommandSpec mixee = spec;
+    CommandLine line = mixee == null ? new CommandLine(this) : mixee.commandLine();
+    return new CommandLine.ParameterException(line, optionNamed(setting) + rest, e);
+  }
+
+  /** {@code maxSessionTtl} as its option {@code --max-session-ttl}. */
+  static String optionNamed(String setting) {
+    if (setting.equals("defaultSessionTtl")) {
+      return "--session-ttl";
+    }
+    StringBuilder option = new StringBuilder("--");
+    for (int i = 0; i < setting.length(); i++) {
+      char c = setting.charAt(i);
+      if (Character.isUpperCase(c)) {
+        option.append('-').append(Character.toLowerCase(c));
+      } else {
+        option.append(c);
+      }
+    }
+    return option.toString().toLowerCase(Locale.ROOT);
+  }
+}
