@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A readers-writer lock in which a writer is never starved: the lock is a semaphore of N permits, a
  * reader takes 1 and a writer takes all N at once. Under FIFO a waiting writer holds back every
- * reader that comes after it (SPEC §4), so the readers already in finish, the writer gets in, and
- * then the readers resume — however many keep arriving.
+ * reader that comes after it (docs/semantics.md#fifo), so the readers already in finish, the writer
+ * gets in, and then the readers resume — however many keep arriving.
  */
 public final class ReadersWriterLock {
   private ReadersWriterLock() {}

@@ -5,7 +5,7 @@ final class ExitCodes {
   /** The operation succeeded. */
   static final int OK = 0;
 
-  /** The operation failed; the message names the SPEC error code. */
+  /** The operation failed; the message names the error code (docs/semantics.md#errors). */
   static final int FAILED = 1;
 
   /** The command line was wrong. */

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 
 /**
  * {@code semafor ...}: parses, runs the subcommand, and maps what went wrong to an exit status and
- * a message that names the SPEC error code.
+ * a message that names the error code (docs/semantics.md#errors).
  */
 public final class Main {
   private Main() {}

@@ -18,13 +18,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /*
- * Why it is built this way: the command must never run without the permits (SPEC §8, the flock /
- * consul lock contract). So the permits are given back only once the command has ended, whatever
+ * Why it is built this way: the command must never run without the permits (the flock / consul lock
+ * contract, docs/cli.md). So the permits are given back only once the command has ended, whatever
  * ends `run`: the command finishing, a signal to `run` (the JVM runs shutdown hooks on SIGINT,
  * SIGTERM and SIGHUP; the hook stops the command and waits for the release), or the session being
- * lost. And because a server that cannot be heard from may expire the session without this
- * process knowing (it was cut off) — or may just be paused, which does not expire it — the command
- * is stopped once nothing was heard from a server for half the session TTL: with the SIGKILL grace
+ * lost. And because a server that cannot be heard from may expire the session without this process
+ * knowing (it was cut off) — or may just be paused, which does not expire it — the command is
+ * stopped once nothing was heard from a server for half the session TTL: with the SIGKILL grace
  * capped at a quarter TTL, it is gone before the session could have ended on the server.
  */
 

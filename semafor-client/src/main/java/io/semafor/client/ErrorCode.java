@@ -1,8 +1,8 @@
 package io.semafor.client;
 
 /**
- * The stable error codes of SPEC §6, as a {@link SemaforException} carries them. The numbers are
- * the wire's and never change.
+ * The stable error codes of docs/semantics.md#errors, as a {@link SemaforException} carries them.
+ * The numbers are the wire's and never change.
  */
 public enum ErrorCode {
   /** The semaphore, lease or entry does not exist. */

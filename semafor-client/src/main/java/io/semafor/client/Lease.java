@@ -10,11 +10,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Permits with their own expiry, named by a permit id that any process may use to renew or release
- * them (SPEC §3, the Redis seed). A lease ends at its TTL unless renewed, measured on the server's
- * clock: client clocks never matter. Once <em>delivered</em> — the server has the client's
- * acknowledgement of its grant — a lease outlives the session that asked for it, and the process
- * (SPEC §9); until then it goes back if the session ends. {@link NamedSemaphore#acquireLease}
- * returns a lease only once it is delivered.
+ * them (docs/semantics.md#leases, the Redis seed). A lease ends at its TTL unless renewed, measured
+ * on the server's clock: client clocks never matter. Once <em>delivered</em> — the server has the
+ * client's acknowledgement of its grant — a lease outlives the session that asked for it, and the
+ * process (docs/semantics.md#delivery); until then it goes back if the session ends. {@link
+ * NamedSemaphore#acquireLease} returns a lease only once it is delivered.
  *
  * <p>A lease obtained by {@link SemaforClient#lease(long)} knows only its permit id. Thread-safe.
  */
@@ -70,8 +70,8 @@ public final class Lease {
   }
 
   /**
-   * The request's place in the server's one arrival order (SPEC §9), as {@link Permit#sequence()};
-   * 0 if known only by id.
+   * The request's place in the server's one arrival order (docs/semantics.md#arrival-order), as
+   * {@link Permit#sequence()}; 0 if known only by id.
    */
   public long sequence() {
     return sequence;

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * A handle on one named semaphore. Making a handle does no I/O and does not check the semaphore
  * exists; operations on a name that names nothing fail with {@link ErrorCode#NOT_FOUND}.
  *
- * <p>Three ways to take permits, as SPEC §3 and §9 define them:
+ * <p>Three ways to take permits, as docs/semantics.md#takes and #owned define them:
  *
  * <ul>
  *   <li>{@link #decrement}: IRIS's partial take — whatever is there up to the amount, waiting while
@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  * arrived is given back. Every blocking method has an asynchronous form whose future completes on a
  * client thread: do not block in its callbacks.
  *
- * <p>Thread-safe. Failures are {@link SemaforException}s carrying the SPEC §6 code.
+ * <p>Thread-safe. Failures are {@link SemaforException}s carrying the code of
+ * docs/semantics.md#errors.
  */
 public final class NamedSemaphore {
   private final Rpc rpc;
@@ -463,8 +464,8 @@ public final class NamedSemaphore {
    *
    * <p>Returns only once the lease is <em>delivered</em>: the server has this client's
    * acknowledgement of the grant (one more round trip), so from then on the lease outlives this
-   * client's session and process (SPEC §9). Until then a lease is in transit and goes back if the
-   * session ends.
+   * client's session and process (docs/semantics.md#leases). Until then a lease is in transit and
+   * goes back if the session ends.
    *
    * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
    *     lease granted before the withdrawal arrived is released, so nothing is left queued or held

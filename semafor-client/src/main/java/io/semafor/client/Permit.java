@@ -51,8 +51,8 @@ public final class Permit implements AutoCloseable {
   }
 
   /**
-   * The slot numbers the permits hold (SPEC §3: on a semaphore with a capacity, the lowest free in
-   * 1..capacity); empty on a semaphore without one.
+   * The slot numbers the permits hold (docs/semantics.md#slots: on a semaphore with a capacity, the
+   * lowest free in 1..capacity); empty on a semaphore without one.
    */
   public List<Long> slots() {
     return slots;

@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every answer the client reads is acknowledged to the server within about a millisecond (on the
  * next request, or a keep-alive if none follows): until then what it granted counts as in transit
- * (SPEC §9), so it would go back if the session ended, and it counts against the semaphore's
- * capacity.
+ * (docs/semantics.md#delivery), so it would go back if the session ended, and it counts against the
+ * semaphore's capacity.
  *
  * <p>Thread-safe. {@link #close()} ends the session, so everything it owns goes back at once.
  */

@@ -3,9 +3,9 @@ package io.semafor.client;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An operation failed: {@link #code()} says how (SPEC §6), the message names the argument, limit or
- * cause. A failed operation changed nothing on the server, except where the code is {@link
- * ErrorCode#UNAVAILABLE} and the message says the outcome is unknown.
+ * An operation failed: {@link #code()} says how (docs/semantics.md#errors), the message names the
+ * argument, limit or cause. A failed operation changed nothing on the server, except where the code
+ * is {@link ErrorCode#UNAVAILABLE} and the message says the outcome is unknown.
  */
 public final class SemaforException extends RuntimeException {
   private static final long serialVersionUID = 1L;

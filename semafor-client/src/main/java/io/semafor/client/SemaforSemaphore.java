@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * A named Semafor semaphore that is a {@link java.util.concurrent.Semaphore}, for code written
  * against the JDK's. Permits taken here are owned by the client's session, so they come back if the
  * process dies. {@link #release(int)} pays back what this adapter's client owns first, then
- * increments (SPEC §9), so a thread may release permits another took, as with the JDK.
+ * increments (docs/semantics.md#owned), so a thread may release permits another took, as with the
+ * JDK.
  *
  * <p>Differences from the JDK, by design: the semaphore is shared by every process using the name;
  * it is fair (FIFO) unless created BARGING, and {@link #tryAcquire()} waits its turn behind a

@@ -13,7 +13,7 @@ public record SemaphoreOptions(long capacity, Policy policy, int maxPerSession) 
   /** No capacity, FIFO, no per-session limit. */
   public static final SemaphoreOptions DEFAULT = new SemaphoreOptions(0, Policy.FIFO, 0);
 
-  /** How a semaphore orders its waiters (SPEC §4). */
+  /** How a semaphore orders its waiters (docs/semantics.md#grant-order). */
   public enum Policy {
     /** A waiter that cannot be served holds back later ones; large requests are not starved. */
     FIFO,

@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A SysV {@code semop}: operations over any semaphores that take effect together, in one atomic
- * step, or not at all (SPEC §3, §9). Ops are tried in the order added, on a scratch copy, so a name
- * may repeat and a wait-for-zero sees what earlier ops left.
+ * step, or not at all (docs/semantics.md#semop). Ops are tried in the order added, on a scratch
+ * copy, so a name may repeat and a wait-for-zero sees what earlier ops left.
  *
  * <pre>{@code
  * Semop.Result r = client.semop().take("printer", 1).take("scanner", 1).owned().execute();

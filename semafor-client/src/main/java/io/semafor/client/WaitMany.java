@@ -27,11 +27,11 @@ import java.util.function.LongConsumer;
  * int reported = list.await(Duration.ofSeconds(10));   // 0 if nothing was granted in time
  * }</pre>
  *
- * <p>Adding to a semaphore already in the list merges with its request (SPEC §9, the IRIS concepts
- * chapter); a reported entry leaves the list, so add it again for more. Grants not yet reported
- * count as not yet delivered: if the session ends first they go back. A deleted semaphore's entry
- * reports 0. Callbacks run on the thread calling {@link #await}. Use a list from one thread at a
- * time (IRIS: one list per job); a second concurrent await is refused.
+ * <p>Adding to a semaphore already in the list merges with its request (docs/semantics.md#waitmany,
+ * the IRIS concepts chapter); a reported entry leaves the list, so add it again for more. Grants
+ * not yet reported count as not yet delivered: if the session ends first they go back. A deleted
+ * semaphore's entry reports 0. Callbacks run on the thread calling {@link #await}. Use a list from
+ * one thread at a time (IRIS: one list per job); a second concurrent await is refused.
  */
 public final class WaitMany implements AutoCloseable {
   private final Rpc rpc;

@@ -57,7 +57,10 @@ final class Check {
         ErrorCode.NOT_FOUND, argument + ": no semaphore named " + name + " exists");
   }
 
-  /** Checks an owned request against the semaphore's {@code maxPerSession} (SPEC §3, §9). */
+  /**
+   * Checks an owned request against the semaphore's {@code maxPerSession}
+   * (docs/semantics.md#max-per-session).
+   */
   static Result.@Nullable Failure perSession(
       String argument, Session session, Semaphore s, long requested) {
     int max = s.maxPerSession;

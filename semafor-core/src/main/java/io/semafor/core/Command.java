@@ -55,8 +55,8 @@ public sealed interface Command {
   /**
    * One request of a session. {@code requestId}s of one session strictly increase in the order the
    * client issues requests; a request whose id was already applied is answered from the session's
-   * record of it and applied only once. {@code acks} names replies the client has received (SPEC
-   * §9: a grant stays undelivered until acknowledged).
+   * record of it and applied only once. {@code acks} names replies the client has received
+   * (docs/semantics.md#delivery: a grant stays undelivered until acknowledged).
    */
   record Request(long sessionId, long requestId, List<Long> acks, Operation operation)
       implements Command {

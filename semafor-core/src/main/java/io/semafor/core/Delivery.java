@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A kept reply that hands something over: non-owned amounts taken from semaphores, or a lease.
  * Until the client acknowledges it, it answers a retried request without applying it again, and if
- * the session ends first, what it hands over goes back (SPEC §5: nothing is lost). A reply that
- * hands nothing over is kept as the bare {@link Reply}.
+ * the session ends first, what it hands over goes back (docs/semantics.md#session-end: nothing is
+ * lost). A reply that hands nothing over is kept as the bare {@link Reply}.
  *
  * <p>The first transfer is held in fields, since almost every grant takes from one semaphore.
  */

@@ -209,8 +209,8 @@ final class Engine {
   }
 
   /**
-   * Counts an owned request now queued against {@code maxPerSession} (SPEC §9: held plus
-   * requested). Tracked only where a limit applies.
+   * Counts an owned request now queued against {@code maxPerSession}
+   * (docs/semantics.md#max-per-session: held plus requested). Tracked only where a limit applies.
    */
   void addPendingOwned(Session session, Semaphore s, long amount) {
     if (amount > 0 && s.maxPerSession != SemaphoreOptions.NO_LIMIT) {

@@ -1,8 +1,8 @@
 package io.semafor.core;
 
 /**
- * The stable error codes of SPEC §6. The numbers are part of the wire contract and never change;
- * new codes get new numbers.
+ * The stable error codes of docs/semantics.md#errors. The numbers are part of the wire contract and
+ * never change; new codes get new numbers.
  */
 public enum ErrorCode {
   /** The named semaphore, session, lease or entry does not exist. */

@@ -8,9 +8,10 @@ import org.jspecify.annotations.Nullable;
 /*
  * Overview
  *
- * SPEC §9: "After any change, the lowest-sequence waiter that can be served is granted,
- * repeatedly, across every affected semaphore." Evaluating every waiter after every change would
- * be O(waiters); this class gets the same answer by looking only where an answer can be.
+ * docs/semantics.md#arrival-order: after any change, the lowest-sequence waiter that can be served
+ * is served, repeatedly, across every affected semaphore. Evaluating every waiter after every
+ * change would be O(waiters); this class gets the same answer by looking only where an answer can
+ * be.
  *
  * Between commands nothing is servable (every command ends by settling). A waiter's verdict
  * depends only on the values of the semaphores it names and on whether it is held back on them, so

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Permits taken with their own expiry, named by a permit id that any session may release. Until its
  * grant is acknowledged the lease belongs to the session that asked for it and goes back if that
- * session ends; once delivered it outlives the session (SPEC §9).
+ * session ends; once delivered it outlives the session (docs/semantics.md#leases).
  */
 final class Lease {
   final long permitId;

@@ -1,8 +1,8 @@
 package io.semafor.core;
 
 /**
- * The limits of SPEC §7. Every replica of one group must use the same limits, since they decide
- * which commands fail. Validated once at construction, then immutable.
+ * The limits of docs/semantics.md#limits. Every replica of one group must use the same limits,
+ * since they decide which commands fail. Validated once at construction, then immutable.
  *
  * @param maxNameBytes longest name in bytes
  * @param maxSemaphores most semaphores at once
@@ -29,7 +29,7 @@ public record Limits(
     int maxSlottedCapacity,
     int grantsPerCommand) {
 
-  /** SPEC §7's defaults. */
+  /** The defaults of docs/semantics.md#limits. */
   public static final Limits DEFAULT =
       new Limits(1024, Long.MAX_VALUE, 100_000, 4096, 4096, 500, 65_536, 65_536, 128);
 

@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * A semaphore name: the exact bytes a client sent, compared byte for byte and never normalised
- * (SPEC §2: {@code ^Rem2("22")} and {@code ^Rem2(22)} are two semaphores).
+ * (docs/semantics.md#names: {@code ^Rem2("22")} and {@code ^Rem2(22)} are two semaphores).
  *
  * <p>A {@code Name} may hold bytes that are not a valid name (empty, too long, not UTF-8): names
  * travel as bytes so that the state machine, not the decoder, can refuse them with {@code

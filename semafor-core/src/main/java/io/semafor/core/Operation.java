@@ -3,8 +3,9 @@ package io.semafor.core;
 import java.util.List;
 
 /**
- * The operations of SPEC §3, each carried by a {@link Command.Request}. Timeouts are nanoseconds:
- * {@code 0} does not wait, {@link #FOREVER} waits until served; amounts are positive.
+ * The operations of docs/semantics.md#operations, each carried by a {@link Command.Request}.
+ * Timeouts are nanoseconds: {@code 0} does not wait, {@link #FOREVER} waits until served; amounts
+ * are positive.
  */
 public sealed interface Operation {
 

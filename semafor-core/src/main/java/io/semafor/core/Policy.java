@@ -1,6 +1,6 @@
 package io.semafor.core;
 
-/** How a semaphore orders its waiters (SPEC §4). */
+/** How a semaphore orders its waiters (docs/semantics.md#grant-order). */
 public enum Policy {
   /**
    * The default: a waiter that cannot be served holds back every later waiter that takes from the

@@ -6,9 +6,9 @@ import org.jspecify.annotations.Nullable;
  * One semaphore's state. Kept small because a node holds up to ten million of them: the waiter
  * queue and the holder table exist only while something waits or holds.
  *
- * <p>Invariant (SPEC §9): {@code value + outstanding <= capacity}, where {@code outstanding} is
- * everything taken but still answerable for: positive session adjustments, leases, and non-owned
- * grants not yet acknowledged. Returning any of them therefore never overflows.
+ * <p>Invariant (docs/semantics.md#capacity): {@code value + outstanding <= capacity}, where {@code
+ * outstanding} is everything taken but still answerable for: positive session adjustments, leases,
+ * and non-owned grants not yet acknowledged. Returning any of them therefore never overflows.
  */
 final class Semaphore {
   private static final int BARGING = 1;
@@ -87,8 +87,8 @@ final class Semaphore {
 
   /**
    * Whether a taker that arrived at {@code seq} is held back here: under FIFO, by an all-or-nothing
-   * taker that arrived earlier (SPEC §4). For a request still arriving, any queued blocker counts,
-   * since all of them are earlier.
+   * taker that arrived earlier (docs/semantics.md#fifo). For a request still arriving, any queued
+   * blocker counts, since all of them are earlier.
    */
   boolean holdsBack(long seq) {
     if (!fifo()) {

@@ -63,7 +63,8 @@ final class SemaphoreCommands {
 
   /**
    * Deletes a semaphore: its waiters complete with DELETED in arrival order, WaitMany entries on it
-   * report 0, and what sessions own, lease or have in transit on it is dropped (SPEC §9).
+   * report 0, and what sessions own, lease or have in transit on it is dropped
+   * (docs/semantics.md#delete).
    */
   Reply delete(Session session, long requestId, Operation.Delete op) {
     Semaphore s = engine.semaphores.get(op.name());

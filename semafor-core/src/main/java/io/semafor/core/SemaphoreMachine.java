@@ -9,7 +9,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The semaphore state machine: every semantic of SPEC §2–§7 as pure, deterministic logic.
+ * The semaphore state machine: every rule of docs/semantics.md as pure, deterministic logic.
  *
  * <p>{@link #apply} takes a command with its revision and the log time at which it applies, and
  * returns the reply and the effects for the edge to carry out. It reads no clock, starts no thread
@@ -32,7 +32,7 @@ public final class SemaphoreMachine {
   private final SessionCommands sessions;
   private final Queries queries;
 
-  /** A machine with SPEC §7's default limits and no state. */
+  /** A machine with the default limits (docs/semantics.md#limits) and no state. */
   public SemaphoreMachine() {
     this(Limits.DEFAULT);
   }
@@ -257,7 +257,7 @@ public final class SemaphoreMachine {
 
   /**
    * Every live session with its TTL, for an edge that starts tracking liveness after a restore or a
-   * leader change (each gets a full TTL from then, SPEC §9).
+   * leader change (each gets a full TTL from then, docs/semantics.md#time).
    */
   public List<Effect.SessionStarted> sessions() {
     List<Effect.SessionStarted> out = new ArrayList<>(engine.sessions.size());

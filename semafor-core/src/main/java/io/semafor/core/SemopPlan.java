@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * A {@code semop} with its names resolved: the ops in list order and the distinct semaphores they
- * name. Decides whether the whole list can take effect now (SPEC §9): ops are tried in order on a
- * scratch copy, so a name may repeat and a zero op sees what earlier ops left.
+ * name. Decides whether the whole list can take effect now (docs/semantics.md#semop): ops are tried
+ * in order on a scratch copy, so a name may repeat and a zero op sees what earlier ops left.
  */
 final class SemopPlan {
   final Semaphore[] semaphores;

@@ -4,7 +4,8 @@ import java.util.LinkedHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One client's presence (SPEC §2): its TTL, the requests it has in flight, and what it holds.
+ * One client's presence (docs/semantics.md#sessions): its TTL, the requests it has in flight, and
+ * what it holds.
  *
  * <p>{@link #requests} maps a request id to its {@link Waiter} while it waits, then to its kept
  * {@link Reply} (or {@link Delivery}, if the reply hands something over) until the client

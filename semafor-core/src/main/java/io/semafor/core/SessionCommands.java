@@ -5,9 +5,9 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Sessions (SPEC §5): open, close, expiry, acknowledgement of replies, and owned releases. When a
- * session ends, nothing it held is lost: its waiters are withdrawn, what it owned goes back (SysV
- * undo), and grants it never acknowledged go back too.
+ * Sessions (docs/semantics.md#sessions): open, close, expiry, acknowledgement of replies, and owned
+ * releases. When a session ends, nothing it held is lost: its waiters are withdrawn, what it owned
+ * goes back (SysV undo), and grants it never acknowledged go back too.
  */
 final class SessionCommands {
   private final Engine engine;
@@ -180,7 +180,10 @@ final class SessionCommands {
     engine.emit(new Effect.SessionEnded(session.id));
   }
 
-  /** Returns what an unacknowledged reply was handing over (SPEC §9: at-least-once). */
+  /**
+   * Returns what an unacknowledged reply was handing over (docs/semantics.md#delivery: at least
+   * once).
+   */
   private void giveBack(Session session, Delivery d) {
     for (int i = 0; i < d.transfers(); i++) {
       Semaphore s = d.semaphore(i);

@@ -19,7 +19,10 @@ final class SingleWaiter extends Waiter {
   final boolean owned;
   final long leaseTtl;
 
-  /** Mutable only for WaitMany entries, whose repeated requests merge (SPEC §9 rule a). */
+  /**
+   * Mutable only for WaitMany entries, whose repeated requests merge (docs/semantics.md#waitmany,
+   * rule a).
+   */
   long requested;
 
   /** The entry whose pending request this is; set for {@link #WAIT_MANY_ENTRY} only. */

@@ -7,7 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The server side of IRIS WaitMany, with the merging rules of SPEC §9:
+ * The server side of IRIS WaitMany, with the merging rules of docs/semantics.md#waitmany:
  *
  * <ol type="a">
  *   <li>adding to an entry whose request is still unsatisfied merges the amounts and keeps the

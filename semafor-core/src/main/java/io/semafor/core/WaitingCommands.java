@@ -6,9 +6,9 @@ import org.jspecify.annotations.Nullable;
  * The operations that may wait: {@code decrement}, {@code acquire}, {@code acquireLease}, {@code
  * awaitZero}, {@code semop}; and the end of a wait: {@code cancel} and {@code ExpireWaiter}.
  *
- * <p>An arriving request is judged exactly as a queued one (SPEC §4): under FIFO it is held back by
- * any queued all-or-nothing taker on a semaphore it takes from, even with timeout 0. Each handler
- * returns the reply, or null when the request now waits.
+ * <p>An arriving request is judged exactly as a queued one (docs/semantics.md#arrival-order): under
+ * FIFO it is held back by any queued all-or-nothing taker on a semaphore it takes from, even with
+ * timeout 0. Each handler returns the reply, or null when the request now waits.
  */
 final class WaitingCommands {
   /** Sequence number larger than any queued waiter's: arriving requests are judged as last. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3: all-or-nothing acquire (SysV, JDK). */
+/** docs/semantics.md#takes: all-or-nothing acquire (SysV, JDK). */
 class AcquireTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3, §4: SysV wait-for-zero. */
+/** docs/semantics.md#wait-for-zero: SysV wait-for-zero. */
 class AwaitZeroTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

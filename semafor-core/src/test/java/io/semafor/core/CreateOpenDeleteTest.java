@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3: create, open, delete. */
+/** docs/semantics.md#create and #delete: create, open, delete. */
 class CreateOpenDeleteTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

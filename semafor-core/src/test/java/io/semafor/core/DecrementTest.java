@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3: IRIS's partial decrement. */
+/** docs/semantics.md#takes: IRIS's partial decrement. */
 class DecrementTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

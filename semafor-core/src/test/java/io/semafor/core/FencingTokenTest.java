@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §2, §9: fencing tokens and revisions. */
+/** docs/semantics.md#tokens-and-revisions: fencing tokens and revisions. */
 class FencingTokenTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §4: one arrival order; FIFO holds back, BARGING may pass. */
+/** docs/semantics.md#grant-order: one arrival order; FIFO holds back, BARGING may pass. */
 class GrantOrderTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -8,8 +8,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A grant under FIFO evaluates the same number of waiters however long the queue (SPEC §4, issue 2:
- * O(1) amortised for single-semaphore waiters). Counts work, not time.
+ * A grant under FIFO evaluates the same number of waiters however long the queue
+ * (docs/semantics.md#fifo, issue 2: O(1) amortised for single-semaphore waiters). Counts work, not
+ * time.
  */
 class GrantWorkTest {
   private static final int GRANTS = 50;

@@ -8,9 +8,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §9: inspection pages its answer. Each list resumes on a key that stays with its entry (the
- * queue on the arrival sequence, holders on the session id, leases on the permit id), so an entry
- * that stays is shown exactly once however the lists change between pages.
+ * docs/semantics.md#reads: inspection pages its answer. Each list resumes on a key that stays with
+ * its entry (the queue on the arrival sequence, holders on the session id, leases on the permit
+ * id), so an entry that stays is shown exactly once however the lists change between pages.
  */
 class InspectTest {
   private final Harness h = new Harness();

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3, §9: leases with their own TTL, released by permit id from anywhere. */
+/** docs/semantics.md#leases: leases with their own TTL, released by permit id from anywhere. */
 class LeaseTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

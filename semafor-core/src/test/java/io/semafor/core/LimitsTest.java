@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §7: limits, each refused with RESOURCE_EXHAUSTED naming it. */
+/** docs/semantics.md#limits: limits, each refused with RESOURCE_EXHAUSTED naming it. */
 class LimitsTest {
 
   @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §2: names are 1..1024 bytes of UTF-8, compared byte for byte. */
+/** docs/semantics.md#names: names are 1..1024 bytes of UTF-8, compared byte for byte. */
 class NamesTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Retried requests are applied once (request ids, SPEC §4 per-session order, issue 3). */
+/** Retried requests are applied once (docs/semantics.md#requests, issue 3). */
 class RequestIdTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3, §9: SysV {@code semop}. */
+/** docs/semantics.md#semop: SysV {@code semop}. */
 class SemopTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §5: sessions, what they own, and what happens when they end. */
+/** docs/semantics.md#sessions: sessions, what they own, and what happens when they end. */
 class SessionTest {
   private final Harness h = new Harness();
   private final TestClient admin = h.connect();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3: set and increment, and the ceilings of §9. */
+/** Set and increment, and the ceiling (docs/semantics.md#set-and-increment, #capacity). */
 class SetIncrementTest {
   private static final long MAX = Long.MAX_VALUE;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3, §9: slot numbers on semaphores with a capacity. */
+/** docs/semantics.md#slots: slot numbers on semaphores with a capacity. */
 class SlotTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();

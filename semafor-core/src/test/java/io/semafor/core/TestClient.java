@@ -77,7 +77,7 @@ final class TestClient {
     return lastRequestId;
   }
 
-  // Operations, named as in SPEC §3. Timeouts are nanoseconds; FOREVER waits.
+  // Operations, named as in docs/semantics.md#operations. Timeouts are nanoseconds; FOREVER waits.
 
   Result create(String name, long initial) {
     return call(new Operation.Create(Name.of(name), initial, SemaphoreOptions.DEFAULT));

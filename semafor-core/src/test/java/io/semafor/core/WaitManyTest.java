@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §3, §9: the server side of IRIS WaitMany. */
+/** docs/semantics.md#waitmany: the server side of IRIS WaitMany. */
 class WaitManyTest {
   private final Harness h = new Harness();
   private final TestClient c = h.connect();
@@ -182,7 +182,7 @@ class WaitManyTest {
 
   @Test
   void anUnreportedGrantGoesBackWhenTheSessionExpires() {
-    // IRIS keeps such grants; SPEC §5 says nothing is lost.
+    // IRIS keeps such grants; we lose nothing (docs/semantics.md#session-end).
     c.create("a", 3);
     c.addToWaitMany("a", 2);
     h.advance(DEFAULT_TTL);

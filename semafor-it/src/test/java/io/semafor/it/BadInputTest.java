@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Bad input of every kind gets a clear error with its code and changes nothing, and the server
- * keeps serving everyone else while it happens (SPEC §6).
+ * keeps serving everyone else while it happens (docs/semantics.md#errors).
  */
 class BadInputTest {
   private final EmbeddedSemafor semafor = EmbeddedSemafor.start();

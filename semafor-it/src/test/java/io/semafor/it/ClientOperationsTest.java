@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Every SPEC §3 operation through the Java client, against a real server over 127.0.0.1. */
+/**
+ * Every operation of docs/semantics.md#operations through the Java client, against a real server
+ * over 127.0.0.1.
+ */
 class ClientOperationsTest {
   private final EmbeddedSemafor semafor = EmbeddedSemafor.start();
   private final SemaforClient client = semafor.client();

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §9: a grant the client read is acknowledged within milliseconds, whether or not another
- * request follows, so it stops counting as in transit; a lease is delivered by the time {@code
- * acquireLease} returns, and from then on outlives its session and its process.
+ * docs/semantics.md#delivery: a grant the client read is acknowledged within milliseconds, whether
+ * or not another request follows, so it stops counting as in transit; a lease is delivered by the
+ * time {@code acquireLease} returns, and from then on outlives its session and its process.
  *
  * <p>The clients here keep the default 10 s TTL, so a routine keep-alive (every TTL / 3) cannot be
  * what delivers a grant within the time allowed.

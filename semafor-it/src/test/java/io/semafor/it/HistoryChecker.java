@@ -16,7 +16,8 @@ import java.util.List;
  *   <li><b>fencing tokens follow real time</b>: if one acquisition returned before another was
  *       invoked, its token is smaller;
  *   <li><b>FIFO</b>: if one acquisition returned before another was invoked, its arrival sequence
- *       number is smaller (grants in arrival order, SPEC §4, checkable because grants carry it).
+ *       number is smaller (grants in arrival order, docs/semantics.md#grant-order, checkable
+ *       because grants carry it).
  * </ul>
  *
  * Each check returns the violations it found, empty if none, so a failing test shows them.

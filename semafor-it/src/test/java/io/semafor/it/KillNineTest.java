@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A client process killed with {@code kill -9} while it holds owned permits and while it waits: its
  * permits stay taken until it has been silent for its session TTL, come back within the TTL plus a
- * second, and its waiters are gone (SPEC §5).
+ * second, and its waiters are gone (docs/semantics.md#sessions).
  */
 class KillNineTest {
   private static final Duration TTL = Duration.ofSeconds(1);
@@ -107,7 +107,8 @@ class KillNineTest {
       killNine(holder);
 
       // The server hears the holder's last bytes no earlier than the proxy passed them on, and
-      // ends a session only after a TTL of silence (SPEC §5). Until then the permits must stay
+      // ends a session only after a TTL of silence (docs/semantics.md#sessions). Until then the
+      // permits must stay
       // taken. Only reads answered before that moment count: one answered later may have been
       // made later. The holder's last keep-alive may be up to TTL/3 before the kill, so the
       // window is at least 2/3 of the TTL long.

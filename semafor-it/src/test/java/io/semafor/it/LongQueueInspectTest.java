@@ -24,9 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * SPEC §9, issue 11: inspecting a long queue over the wire. A single answer for 40,000 waiters is
- * past the 1 MiB frame limit (100,000 made a 3 MB frame the client refused until it gave up with
- * UNAVAILABLE); paged, every waiter comes back in arrival order, quickly.
+ * docs/semantics.md#reads, issue 11: inspecting a long queue over the wire. A single answer for
+ * 40,000 waiters is past the 1 MiB frame limit (100,000 made a 3 MB frame the client refused until
+ * it gave up with UNAVAILABLE); paged, every waiter comes back in arrival order, quickly.
  */
 class LongQueueInspectTest {
   /** Sessions that queue the waiters: few, each allowed as many waiters as it needs. */

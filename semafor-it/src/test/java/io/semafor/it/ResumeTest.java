@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §5: a lost connection leaves the session alive until its TTL; a resume keeps everything. */
+/**
+ * docs/semantics.md#sessions: a lost connection leaves the session alive until its TTL; a resume
+ * keeps everything.
+ */
 class ResumeTest {
   private final EmbeddedSemafor semafor = EmbeddedSemafor.start();
   private final TcpProxy proxy;

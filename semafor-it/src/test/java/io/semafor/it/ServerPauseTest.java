@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The server process itself stopped (SIGSTOP, as a long GC or a suspended VM stops it) for longer
  * than a client's session TTL while the client kept sending keep-alives: on resume the session is
- * still there, with what it owns (SPEC §9, "Pauses of the server"). Several clients, since on
- * resume the timer thread and the event loops race: each client is one more chance to lose it.
+ * still there, with what it owns (docs/semantics.md#pauses). Several clients, since on resume the
+ * timer thread and the event loops race: each client is one more chance to lose it.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ServerPauseTest {

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client whose session expired while it could not run (SIGSTOP, a long GC, a suspended VM) is
- * told so as soon as it runs again: its {@code onSessionLost} listeners run within seconds (SPEC
- * §5, docs/client.md).
+ * told so as soon as it runs again: its {@code onSessionLost} listeners run within seconds
+ * (docs/semantics.md#sessions, docs/client.md).
  */
 class SessionLostTest {
   private static final Duration TTL = Duration.ofSeconds(1);

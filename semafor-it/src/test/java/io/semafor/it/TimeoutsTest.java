@@ -7,7 +7,7 @@ import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** SPEC §5: timeouts are measured by the server and never fire early. */
+/** docs/semantics.md#time: timeouts are measured by the server and never fire early. */
 class TimeoutsTest {
 
   @Test

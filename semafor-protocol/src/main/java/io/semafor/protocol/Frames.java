@@ -16,7 +16,7 @@ public final class Frames {
   /** The protocol version {@code Hello} and {@code Welcome} carry. */
   public static final int PROTOCOL_VERSION = 1;
 
-  /** The largest frame accepted by default (SPEC §7's message size). */
+  /** The largest frame accepted by default (the frame size of docs/semantics.md#limits). */
   public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
 
   /** Bytes of the length prefix. */

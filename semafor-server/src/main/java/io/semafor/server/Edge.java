@@ -93,7 +93,7 @@ final class Edge implements ApplyListener {
 
   @Override
   public void becameLeader() {
-    sessions.heardAll(); // a full TTL from now for every session (SPEC §9)
+    sessions.heardAll(); // a full TTL from now for every session (docs/semantics.md#time)
     // grants the previous leader left pending are this leader's to continue (a no-op if none)
     continuing.set(true);
     propose.accept(new Command.ContinueGrants());

@@ -4,7 +4,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The server's monotonic time with the time it did not run taken out: what session liveness is
- * judged on (SPEC §9: "time the server did not run is not held against its clients").
+ * judged on (docs/semantics.md#pauses).
  *
  * <p>Why: when the whole process stops (a long GC, a VM suspended, SIGSTOP), the monotonic clock
  * keeps going while keep-alives pile up unread in the socket buffers. On resume the liveness timers

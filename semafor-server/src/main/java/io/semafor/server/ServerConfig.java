@@ -66,7 +66,10 @@ public final class ServerConfig {
     return maxSessionTtl;
   }
 
-  /** The largest frame accepted; larger ones close the connection. Default 1 MiB (SPEC §7). */
+  /**
+   * The largest frame accepted; larger ones close the connection. Default 1 MiB
+   * (docs/semantics.md#limits).
+   */
   public int maxFrameBytes() {
     return maxFrameBytes;
   }
@@ -81,7 +84,7 @@ public final class ServerConfig {
     return nativeTransport;
   }
 
-  /** The state machine's limits (SPEC §7). */
+  /** The state machine's limits (docs/semantics.md#limits). */
   public Limits limits() {
     return limits;
   }

@@ -130,7 +130,10 @@ final class Sessions {
     }
   }
 
-  /** Every session was heard from now: after a leader change each gets a full TTL (SPEC §9). */
+  /**
+   * Every session was heard from now: after a leader change each gets a full TTL
+   * (docs/semantics.md#time).
+   */
   void heardAll() {
     for (Live session : live.values()) {
       session.heard();

@@ -21,9 +21,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC §9: an inspection page fits in a frame. The core budgets a page's entries by upper bounds of
- * their encoded size; these tests hold those bounds against the real encoding at its worst (every
- * number a 10-byte varint, the longest kind, slots just below 2^31, a name of 1,024 bytes).
+ * docs/semantics.md#reads: an inspection page fits in a frame. The core budgets a page's entries by
+ * upper bounds of their encoded size; these tests hold those bounds against the real encoding at
+ * its worst (every number a 10-byte varint, the longest kind, slots just below 2^31, a name of
+ * 1,024 bytes).
  */
 class InspectPageWireTest {
   private static final long LOG_TIME = Long.MAX_VALUE;

@@ -8,8 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Makes sure no answer a client read stays unacknowledged for more than about {@link #DELAY_NANOS}
- * (SPEC §9: until the server has the acknowledgement, a grant counts as in transit and a lease dies
- * with its session).
+ * (docs/semantics.md#delivery: until the server has the acknowledgement, a grant counts as in
+ * transit and a lease dies with its session).
  *
  * <p>Acknowledgements ride on the next request for free, so a client with traffic never sends a
  * keep-alive for them. But something must look a moment after each answer, in case no request

@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * carries the ids of answers received since the last write (acknowledgements).
  *
  * Acknowledging: an answer read is acknowledged by the next request, or, if none goes out within
- * about a millisecond, by a keep-alive the io thread sends when the AckTimer asks (SPEC §9: until
- * then a grant is in transit, and a lease would die with the session). A keep-alive's pong says the
- * server has its acknowledgements; {@link #acknowledged} waits for that.
+ * about a millisecond, by a keep-alive the io thread sends when the AckTimer asks
+ * (docs/semantics.md#delivery: until then a grant is in transit, and a lease would die with the
+ * session). A keep-alive's pong says the server has its acknowledgements; {@link #acknowledged}
+ * waits for that.
  *
  * Reading (leader/follower): a thread waiting for its answer reads the socket itself when no one
  * else is reading, dispatching whatever arrives, until its own answer comes; so a thread alone on

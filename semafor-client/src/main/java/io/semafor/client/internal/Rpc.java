@@ -102,8 +102,8 @@ public final class Rpc {
 
   /**
    * Blocks until the server has the acknowledgement of every answer this client read so far, so
-   * that what they granted is delivered (SPEC §9): a keep-alive carries them at once and its pong
-   * confirms. Takes one round trip.
+   * that what they granted is delivered (docs/semantics.md#delivery): a keep-alive carries them at
+   * once and its pong confirms. Takes one round trip.
    *
    * @throws InterruptedException if interrupted first (the acknowledgement still goes out)
    * @throws SemaforException SESSION_EXPIRED if the session ended first (undelivered grants went

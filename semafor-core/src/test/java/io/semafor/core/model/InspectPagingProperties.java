@@ -22,10 +22,10 @@ import net.jqwik.api.constraints.IntRange;
 import org.jspecify.annotations.Nullable;
 
 /**
- * SPEC §9 paging under change: a reader follows one semaphore's inspection pages, one page per
- * command, while random scripts change everything between pages (waiters served, cancelled, timed
- * out, sessions expiring, semaphores deleted). Within each list the entries it is shown come in key
- * order, none twice, and every entry present at every page it read was shown.
+ * Paging under change (docs/semantics.md#reads): a reader follows one semaphore's inspection pages,
+ * one page per command, while random scripts change everything between pages (waiters served,
+ * cancelled, timed out, sessions expiring, semaphores deleted). Within each list the entries it is
+ * shown come in key order, none twice, and every entry present at every page it read was shown.
  */
 class InspectPagingProperties {
   @Provide

@@ -26,7 +26,8 @@ import net.jqwik.api.Provide;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What must hold after every command, whatever the commands were (SPEC §9):
+ * What must hold after every command, whatever the commands were (docs/semantics.md#capacity and
+ * #conservation):
  *
  * <ul>
  *   <li>no value is negative, and {@code value + owned + leased + undelivered} never exceeds the

@@ -31,11 +31,11 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A deliberately naive implementation of SPEC §2–§7, written apart from the engine and sharing only
- * its public types. It keeps one global list of waiters and, after every change, scans all of them
- * for the lowest-sequence one that can be served; every amount it needs (what is owned, leased, in
- * transit, which slots are free) it recomputes by scanning. Slow on purpose: its only job is to be
- * obviously right, so that property tests can hold the engine to it.
+ * A deliberately naive implementation of docs/semantics.md, written apart from the engine and
+ * sharing only its public types. It keeps one global list of waiters and, after every change, scans
+ * all of them for the lowest-sequence one that can be served; every amount it needs (what is owned,
+ * leased, in transit, which slots are free) it recomputes by scanning. Slow on purpose: its only
+ * job is to be obviously right, so that property tests can hold the engine to it.
  *
  * <p>Failure messages are not modelled; tests compare failures by code.
  */
@@ -706,7 +706,10 @@ public final class ReferenceModel {
 
   // ---------------------------------------------------------------- granting
 
-  /** Serves waiters while any can be served, lowest arrival sequence first (SPEC §9). */
+  /**
+   * Serves waiters while any can be served, lowest arrival sequence first
+   * (docs/semantics.md#grant-order).
+   */
   private void settle() {
     releaseZeros();
     for (int guard = 0; guard < 1_000_000; guard++) {
@@ -796,7 +799,7 @@ public final class ReferenceModel {
     return false;
   }
 
-  /** SPEC §9 on a scratch copy; held back anywhere means not evaluated further. */
+  /** docs/semantics.md#semop on a scratch copy; held back anywhere means not evaluated further. */
   private @Nullable Object evaluate(Ses ses, List<Op> ops, long seq) {
     for (Op op : ops) {
       if (op.delta() < 0 && heldBack(op.sem(), seq)) {
@@ -1050,7 +1053,7 @@ public final class ReferenceModel {
     return held + requested > s.maxPerSession ? fail(ErrorCode.ALREADY_HELD) : null;
   }
 
-  /** Everything taken from {@code s} that is still answerable for (SPEC §9). */
+  /** Everything taken from {@code s} that is still answerable for (docs/semantics.md#capacity). */
   long outstanding(Sem s) {
     long sum = 0;
     for (Ses ses : st.sessions.values()) {

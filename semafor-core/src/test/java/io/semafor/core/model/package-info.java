@@ -1,6 +1,6 @@
 /**
- * The naive reference model of SPEC §2–§7 and the property tests that hold the engine to it. Uses
- * only the core's public types, so it cannot share a bug with the engine's internals.
+ * The naive reference model of docs/semantics.md and the property tests that hold the engine to it.
+ * Uses only the core's public types, so it cannot share a bug with the engine's internals.
  */
 @NullMarked
 package io.semafor.core.model;
