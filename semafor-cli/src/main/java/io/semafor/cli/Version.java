@@ -1,16 +1,18 @@
 package io.semafor.cli;
 
 import io.semafor.protocol.Frames;
+import io.semafor.server.BuildInfo;
 import picocli.CommandLine.IVersionProvider;
 
-/** {@code semafor --version}: the build and the protocol it speaks. */
+/**
+ * {@code semafor --version}: the build (version and commit, from {@link BuildInfo}) and the
+ * protocol it speaks.
+ */
 final class Version implements IVersionProvider {
   @Override
   public String[] getVersion() {
-    String build = Version.class.getPackage().getImplementationVersion();
     return new String[] {
-      "semafor " + (build == null ? "(development build)" : build),
-      "wire protocol " + Frames.PROTOCOL_VERSION
+      "semafor " + BuildInfo.describe(), "wire protocol " + Frames.PROTOCOL_VERSION
     };
   }
 }

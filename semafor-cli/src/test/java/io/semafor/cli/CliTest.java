@@ -9,6 +9,8 @@ import io.semafor.cli.CliProcess.Finished;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.protocol.Frames;
+import io.semafor.server.BuildInfo;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
@@ -119,6 +121,17 @@ class CliTest {
     assertThat(f.err().strip())
         .isEqualTo(
             "semafor server: cannot listen on 127.0.0.1:" + busy + ": Address already in use");
+  }
+
+  @Test
+  void versionPrintsTheBuildsVersionAndTheProtocol() throws Exception {
+    Finished f = CliProcess.runRaw("--version");
+    assertThat(f.status()).isZero();
+    assertThat(f.out().lines())
+        .containsExactly(
+            "semafor " + BuildInfo.describe(), "wire protocol " + Frames.PROTOCOL_VERSION);
+    assertThat(f.out().lines().findFirst().orElseThrow())
+        .matches("semafor \\d+\\.\\d+\\.\\d+\\S*( \\(commit [0-9a-f]{12}\\))?");
   }
 
   @Test
