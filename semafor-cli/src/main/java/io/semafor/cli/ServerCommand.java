@@ -24,6 +24,7 @@ import picocli.CommandLine.Option;
       "Every option can also be set as SEMAFOR_<OPTION> in the environment or in --config FILE."
     },
     mixinStandardHelpOptions = true,
+    versionProvider = Version.class,
     sortOptions = false)
 final class ServerCommand implements Callable<Integer> {
   @Mixin ServerOptions options = new ServerOptions();

@@ -90,12 +90,11 @@ public final class Main implements Callable<Integer> {
     return 1;
   }
 
-  /** The version in the jar's manifest. */
+  /** The build's version and commit ({@link BuildInfo}). */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String build = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"semafor-server " + (build == null ? "(development build)" : build)};
+      return new String[] {"semafor-server " + BuildInfo.describe()};
     }
   }
 
