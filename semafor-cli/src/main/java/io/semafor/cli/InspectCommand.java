@@ -1,5 +1,6 @@
 package io.semafor.cli;
 
+import io.semafor.client.ClientInfo;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import java.time.Duration;
@@ -50,9 +51,10 @@ final class InspectCommand extends ClientCommand {
     for (SemaphoreInfo.Waiter w : info.queue()) {
       b.append(
           String.format(
-              "%n  #%d session %d request %d: %s %d%s",
+              "%n  #%d session %d (%s) request %d: %s %d%s",
               w.sequence(),
               w.sessionId(),
+              w.client(),
               w.requestId(),
               w.kind(),
               w.amount(),
@@ -63,8 +65,11 @@ final class InspectCommand extends ClientCommand {
     for (SemaphoreInfo.Holder h : info.holderList()) {
       b.append(
           String.format(
-              "%n  session %d owns %d%s",
-              h.sessionId(), h.owned(), h.slots().isEmpty() ? "" : ", slots " + h.slots()));
+              "%n  session %d (%s) owns %d%s",
+              h.sessionId(),
+              h.client(),
+              h.owned(),
+              h.slots().isEmpty() ? "" : ", slots " + h.slots()));
     }
     notShown(b, info.holders() - info.holderList().size());
     b.append(String.format("%nleases (%d):", Math.max(info.leaseCount(), info.leases().size())));
@@ -100,6 +105,11 @@ final class InspectCommand extends ClientCommand {
     return left == null ? -1 : left.toMillis();
   }
 
+  /** A client's description as JSON: {@code {"name": …, "host": …, "pid": …}}. */
+  static Map<String, Object> client(ClientInfo c) {
+    return Output.fields("name", c.name(), "host", c.host(), "pid", c.pid());
+  }
+
   static Map<String, Object> json(SemaphoreInfo info) {
     List<Map<String, Object>> queue = new ArrayList<>();
     for (SemaphoreInfo.Waiter w : info.queue()) {
@@ -116,12 +126,22 @@ final class InspectCommand extends ClientCommand {
               "amount",
               w.amount(),
               "timesOutInMillis",
-              timesOutInMillis(w)));
+              timesOutInMillis(w),
+              "client",
+              client(w.client())));
     }
     List<Map<String, Object>> holders = new ArrayList<>();
     for (SemaphoreInfo.Holder h : info.holderList()) {
       holders.add(
-          Output.fields("sessionId", h.sessionId(), "owned", h.owned(), "slots", h.slots()));
+          Output.fields(
+              "sessionId",
+              h.sessionId(),
+              "owned",
+              h.owned(),
+              "slots",
+              h.slots(),
+              "client",
+              client(h.client())));
     }
     List<Map<String, Object>> leases = new ArrayList<>();
     for (SemaphoreInfo.LeaseInfo l : info.leases()) {

@@ -28,7 +28,8 @@ import picocli.CommandLine.ScopeType;
       WatchCommand.class,
       RunCommand.class,
       BenchCommand.class,
-      ClusterCommand.class
+      ClusterCommand.class,
+      SessionCommand.class
     },
     footer = {
       "",

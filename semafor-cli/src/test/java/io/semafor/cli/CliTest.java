@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.semafor.cli.CliProcess.Finished;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaphoreOptions;
 import io.semafor.embedded.EmbeddedSemafor;
 import io.semafor.protocol.Frames;
 import io.semafor.server.BuildInfo;
@@ -304,7 +305,24 @@ class CliTest {
     client.create("jobs/b", 0);
     client.create("jobs/a", 0);
     client.create("other", 0);
-    assertThat(semafor("list", "jobs/").out()).isEqualTo("jobs/a\njobs/b");
+    assertThat(semafor("list", "jobs/", "--names").out()).isEqualTo("jobs/a\njobs/b");
+  }
+
+  @Test
+  void listPrintsATableOfEachSemaphoresValueCapacityAndCounts() throws Exception {
+    client.create("jobs/a", 2, SemaphoreOptions.DEFAULT.capacity(3));
+    client.create("jobs/b", 0);
+    client.semaphore("jobs/a").acquirePermit(1);
+    assertThat(semafor("list", "jobs/").out())
+        .isEqualTo(
+            """
+            NAME    VALUE  CAPACITY  WAITERS  HOLDERS  LEASES
+            jobs/a      1         3        0        1       0
+            jobs/b      0         -        0        0       0""");
+    JsonNode first =
+        JSON.readTree(semafor("list", "jobs/", "--json").out()).get("semaphores").get(0);
+    assertThat(first.get("name").asText()).isEqualTo("jobs/a");
+    assertThat(first.get("holders").asInt()).isEqualTo(1);
   }
 
   @Test
@@ -319,7 +337,19 @@ class CliTest {
     assertThat(node.get("queue")).hasSize(1);
     assertThat(node.get("queue").get(0).get("sessionId").asLong()).isEqualTo(client.sessionId());
     assertThat(node.get("holders").get(0).get("sessionId").asLong()).isEqualTo(other.sessionId());
-    assertThat(semafor("inspect", "x").out()).contains("queue (1)").contains("holders (1)");
+    assertThat(node.get("holders").get(0).get("client").get("pid").asLong())
+        .isEqualTo(ProcessHandle.current().pid());
+    assertThat(semafor("inspect", "x").out())
+        .contains("queue (1)")
+        .contains("holders (1)")
+        .contains(
+            "session "
+                + other.sessionId()
+                + " (embedded on "
+                + io.semafor.client.internal.LocalHost.name()
+                + ", pid "
+                + ProcessHandle.current().pid()
+                + ") owns 1");
   }
 
   @Test

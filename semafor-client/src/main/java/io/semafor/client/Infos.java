@@ -42,11 +42,14 @@ final class Infos {
               w.getSequence(),
               w.getKind(),
               w.getAmount(),
-              w.getTimesOutInNs() < 0 ? null : Duration.ofNanos(w.getTimesOutInNs())));
+              w.getTimesOutInNs() < 0 ? null : Duration.ofNanos(w.getTimesOutInNs()),
+              client(w.getClient())));
     }
     List<SemaphoreInfo.Holder> holders = new ArrayList<>();
     for (HolderView h : r.getDetail().getHoldersList()) {
-      holders.add(new SemaphoreInfo.Holder(h.getSessionId(), h.getOwned(), h.getSlotsList()));
+      holders.add(
+          new SemaphoreInfo.Holder(
+              h.getSessionId(), h.getOwned(), h.getSlotsList(), client(h.getClient())));
     }
     List<SemaphoreInfo.LeaseInfo> leases = new ArrayList<>();
     for (LeaseView l : r.getDetail().getLeasesList()) {
@@ -61,6 +64,31 @@ final class Infos {
               Duration.ofNanos(l.getExpiresInNs())));
     }
     return info(r.getDetail().getStatus(), r.getRevision(), queue, holders, leases);
+  }
+
+  /** A list page's names with their states (from a list read that asked for them). */
+  static List<SemaphoreInfo> statuses(ReadResponse r) {
+    List<SemaphoreInfo> out = new ArrayList<>();
+    for (SemaphoreStatus s : r.getNames().getStatusesList()) {
+      out.add(info(s, r.getRevision(), List.of(), List.of(), List.of()));
+    }
+    return out;
+  }
+
+  static ClientInfo client(io.semafor.protocol.v1.ClientInfo c) {
+    return new ClientInfo(c.getName(), c.getHost(), c.getPid());
+  }
+
+  static SessionInfo session(io.semafor.protocol.v1.SessionView s) {
+    return new SessionInfo(
+        s.getSessionId(),
+        client(s.getClient()),
+        Duration.ofNanos(s.getTtlNs()),
+        Duration.ofNanos(s.getAgeNs()),
+        Duration.ofNanos(s.getSinceCommandNs()),
+        s.getHoldings(),
+        s.getWaiting(),
+        s.getUnacked());
   }
 
   private static SemaphoreInfo info(

@@ -2,6 +2,7 @@ package io.semafor.client;
 
 import io.semafor.client.internal.Link;
 import io.semafor.client.internal.LinkConfig;
+import io.semafor.client.internal.LocalHost;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.CloseSession;
 import io.semafor.protocol.v1.ListNames;
@@ -138,6 +139,84 @@ public final class SemaforClient implements AutoCloseable {
     return page.getNamesCount() == PAGE;
   }
 
+  /**
+   * The semaphores whose names start with {@code prefix}, in byte order, each with its state
+   * (value, options, counts of waiters, holders and leases; no queue or holder lists): what {@code
+   * semafor list} prints. Reads page by page; each page is consistent, the whole list is not a
+   * single snapshot when other clients change semaphores meanwhile. Blocks; thread-safe.
+   *
+   * @throws SemaforException as {@link #list} does
+   */
+  public List<SemaphoreInfo> listSemaphores(String prefix) {
+    List<SemaphoreInfo> out = new ArrayList<>();
+    while (true) {
+      ListNames.Builder page =
+          ListNames.newBuilder()
+              .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
+              .setLimit(STATUS_PAGE)
+              .setWithStatus(true);
+      if (!out.isEmpty()) {
+        page.setAfter(
+                com.google.protobuf.ByteString.copyFrom(
+                    out.get(out.size() - 1).name(), StandardCharsets.UTF_8))
+            .setHasAfter(true);
+      }
+      List<SemaphoreInfo> got = Infos.statuses(rpc.read(Read.newBuilder().setListNames(page)));
+      out.addAll(got);
+      if (got.size() < STATUS_PAGE) {
+        return out;
+      }
+    }
+  }
+
+  /** Names with statuses per page: a status with a 1 KiB name is about 1.1 KiB on the wire. */
+  private static final int STATUS_PAGE = 200;
+
+  /**
+   * Every live session, in id order, with its client (name, host, PID), TTL, age and counts: what
+   * {@code semafor session list} prints. Reads page by page. Blocks; thread-safe.
+   *
+   * @throws SemaforException UNAVAILABLE if no server answers in time
+   */
+  public List<SessionInfo> sessions() {
+    List<SessionInfo> out = new ArrayList<>();
+    long after = 0;
+    while (true) {
+      io.semafor.protocol.v1.SessionList page =
+          rpc.read(
+                  Read.newBuilder()
+                      .setListSessions(
+                          io.semafor.protocol.v1.ListSessions.newBuilder()
+                              .setLimit(SESSION_PAGE)
+                              .setAfter(after)))
+              .getSessions();
+      for (io.semafor.protocol.v1.SessionView s : page.getSessionsList()) {
+        out.add(Infos.session(s));
+        after = s.getSessionId();
+      }
+      if (!page.getMore()) {
+        return out;
+      }
+    }
+  }
+
+  private static final int SESSION_PAGE = 1000;
+
+  /**
+   * Ends another session now, as its TTL passing would: its waiting requests fail with {@link
+   * ErrorCode#SESSION_EXPIRED}, what it owned goes back to its semaphores, its undelivered grants
+   * go back, its client is told its session ended. Leases it was delivered outlive it, as always.
+   * For freeing what a dead holder with a long TTL keeps. Blocks until applied; thread-safe.
+   *
+   * @throws SemaforException NOT_FOUND if no such session is live; INVALID_ARGUMENT for this
+   *     client's own session ({@link #close} it instead)
+   */
+  public void endSession(long sessionId) {
+    rpc.call(
+        Request.newBuilder()
+            .setEndSession(io.semafor.protocol.v1.EndSession.newBuilder().setSessionId(sessionId)));
+  }
+
   /** A handle on the lease with this permit id, from whichever process took it. */
   public Lease lease(long permitId) {
     return new Lease(rpc, permitId, "", 0, List.of(), 0, 0);
@@ -258,7 +337,10 @@ public final class SemaforClient implements AutoCloseable {
       return this;
     }
 
-    /** A name shown by inspection tools; default "java". */
+    /**
+     * A name shown by inspection tools with this process's host and PID; default "java"; at most
+     * 255 UTF-8 bytes.
+     */
     public Builder clientName(String value) {
       clientName = value;
       return this;
@@ -298,13 +380,24 @@ public final class SemaforClient implements AutoCloseable {
       if (sessionTtl.isNegative() || sessionTtl.isZero()) {
         throw new IllegalArgumentException("sessionTtl <= 0: " + sessionTtl);
       }
+      if (clientName.getBytes(StandardCharsets.UTF_8).length > 255) {
+        throw new IllegalArgumentException("clientName: longer than 255 bytes");
+      }
       List<InetSocketAddress> resolved = new ArrayList<>();
       for (InetSocketAddress a : addresses) {
         resolved.add(new InetSocketAddress(a.getHostString(), a.getPort()));
       }
       Duration giveUp = giveUpAfter != null ? giveUpAfter : sessionTtl.plusSeconds(5);
       Link link =
-          Link.open(new LinkConfig(resolved, sessionTtl, clientName, connectTimeout, giveUp));
+          Link.open(
+              new LinkConfig(
+                  resolved,
+                  sessionTtl,
+                  clientName,
+                  LocalHost.name(),
+                  ProcessHandle.current().pid(),
+                  connectTimeout,
+                  giveUp));
       return new SemaforClient(link, answerTimeout);
     }
   }

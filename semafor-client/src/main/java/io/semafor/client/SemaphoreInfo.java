@@ -34,20 +34,24 @@ public record SemaphoreInfo(
     leases = List.copyOf(leases);
   }
 
-  /** One waiting request, in arrival order; {@code timesOutIn} is null if it waits forever. */
+  /**
+   * One waiting request, in arrival order; {@code timesOutIn} is null if it waits forever; {@code
+   * client} is who its session's client said it is.
+   */
   public record Waiter(
       long sessionId,
       long requestId,
       long sequence,
       String kind,
       long amount,
-      @Nullable Duration timesOutIn) {}
+      @Nullable Duration timesOutIn,
+      ClientInfo client) {}
 
   /**
    * One session's holding: its owned amount (signed SysV adjustment: negative when an owned {@code
-   * semop} add is to be taken back) and slots.
+   * semop} add is to be taken back), slots, and who its session's client said it is.
    */
-  public record Holder(long sessionId, long owned, List<Long> slots) {
+  public record Holder(long sessionId, long owned, List<Long> slots, ClientInfo client) {
     /** Copies the slots. */
     public Holder {
       slots = List.copyOf(slots);

@@ -15,7 +15,12 @@ public sealed interface Command {
    * Opens a session that lives until closed or until {@code ttl} passes without a sign of life.
    * Answers {@link Result.SessionOpened} with the new session's id.
    */
-  record OpenSession(long ttl) implements Command {}
+  record OpenSession(long ttl, ClientInfo client) implements Command {
+    /** A session whose client said nothing about itself. */
+    public OpenSession(long ttl) {
+      this(ttl, ClientInfo.NONE);
+    }
+  }
 
   /**
    * Ends a session whose TTL passed without a keep-alive, as decided by the leader's liveness

@@ -3,6 +3,7 @@ package io.semafor.core;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +16,13 @@ final class Engine {
   final Limits limits;
   final SemaphoreIndex semaphores;
   final LongTable<Session> sessions = new LongTable<>();
+
+  /**
+   * The live sessions' ids in order, so a page of {@code session list} costs O(log n + page)
+   * instead of sorting every id. Kept by {@link #addSession} and {@link #removeSession}.
+   */
+  final TreeSet<Long> sessionIds = new TreeSet<>();
+
   final LinkedHashMap<Long, Lease> leases = new LinkedHashMap<>();
 
   /** Revision and log time of the command being applied (or last applied). */
@@ -103,6 +111,16 @@ final class Engine {
 
   @Nullable Session session(long id) {
     return sessions.get(id);
+  }
+
+  void addSession(Session session) {
+    sessions.put(session.id, session);
+    sessionIds.add(session.id);
+  }
+
+  void removeSession(long id) {
+    sessions.remove(id);
+    sessionIds.remove(id);
   }
 
   /** Keeps a reply that hands nothing over until the client acknowledges it, and returns it. */

@@ -142,7 +142,8 @@ final class GrantOrder {
           || op instanceof Operation.AddToWaitMany
           || op instanceof Operation.RemoveFromWaitMany
           || op instanceof Operation.Cancel
-          || op instanceof Operation.CloseSession) {
+          || op instanceof Operation.CloseSession
+          || op instanceof Operation.EndSession) {
         return true;
       }
       if (op instanceof Operation.RenewLease renew) {

@@ -73,4 +73,12 @@ public sealed interface Operation {
 
   /** Ends the session now: everything it owns goes back. */
   record CloseSession() implements Operation {}
+
+  /**
+   * Ends another session at once, as if its TTL had passed: an operator freeing what a dead client
+   * holds without waiting for its TTL. Its waiters fail with SESSION_EXPIRED, what it owned goes
+   * back, its client is told its session ended. Answers {@link Result.SessionEnded}; NOT_FOUND if
+   * no such session exists; INVALID_ARGUMENT for the caller's own session (close it instead).
+   */
+  record EndSession(long sessionId) implements Operation {}
 }

@@ -109,14 +109,24 @@ final class Queries {
         Node n = at[i];
         Waiter w = n.waiter();
         String kind = w.kind();
-        if (queue.size() == limit || !budget.admit(Query.Inspect.WAITER_BYTES + kind.length())) {
+        if (queue.size() == limit
+            || !budget.admit(
+                Query.Inspect.WAITER_BYTES
+                    + kind.length()
+                    + Query.Inspect.clientBytes(w.session.client))) {
           queueMore = true;
           break;
         }
         long deadline = w.deadline == Waiter.NO_DEADLINE ? -1 : w.deadline;
         queue.add(
             new Result.WaiterView(
-                w.session.id, w.requestId, w.seq, kind, amountOn(w, s), deadline));
+                w.session.id,
+                w.requestId,
+                w.seq,
+                kind,
+                amountOn(w, s),
+                deadline,
+                w.session.client));
         queueNext = w.seq;
         before[i] = n;
         at[i] = n.next;
@@ -139,12 +149,15 @@ final class Queries {
         if (passed == limit
             || (h.adjustment != 0
                 && !budget.admit(
-                    Query.Inspect.HOLDER_BYTES + Query.Inspect.SLOT_BYTES * h.slotCount()))) {
+                    Query.Inspect.HOLDER_BYTES
+                        + Query.Inspect.SLOT_BYTES * h.slotCount()
+                        + Query.Inspect.clientBytes(h.session.client)))) {
           holdersMore = true;
           break;
         }
         if (h.adjustment != 0) {
-          holders.add(new Result.HolderView(h.session.id, h.adjustment, h.slots()));
+          holders.add(
+              new Result.HolderView(h.session.id, h.adjustment, h.slots(), h.session.client));
         }
         holdersNext = h.session.id;
         passed++;
@@ -286,6 +299,37 @@ final class Queries {
     return w.amount();
   }
 
+  /** A page of live sessions in id order: O(log n + page) through the ordered ids. */
+  Result sessions(Query.ListSessions q) {
+    if (q.limit() < 1 || q.limit() > Query.ListSessions.MAX_LIMIT) {
+      return Check.invalid(
+          "limit", "must be 1.." + Query.ListSessions.MAX_LIMIT + ", was " + q.limit());
+    }
+    List<Result.SessionView> page = new ArrayList<>();
+    boolean more = false;
+    for (long id : engine.sessionIds.tailSet(q.after(), false)) {
+      if (page.size() == q.limit()) {
+        more = true;
+        break;
+      }
+      Session s = engine.sessions.get(id);
+      if (s == null) {
+        continue;
+      }
+      page.add(
+          new Result.SessionView(
+              s.id,
+              s.client,
+              s.ttl,
+              s.openedAt,
+              s.lastSeen,
+              s.holdings.size(),
+              s.waiting,
+              s.unacked));
+    }
+    return new Result.SessionList(page, more);
+  }
+
   Result list(Query.ListNames q) {
     if (q.limit() < 1 || q.limit() > MAX_LIST) {
       return Check.invalid("limit", "must be 1.." + MAX_LIST + ", was " + q.limit());
@@ -300,6 +344,17 @@ final class Queries {
           }
         });
     names.sort(Comparator.naturalOrder());
-    return new Result.NameList(names.subList(0, Math.min(q.limit(), names.size())));
+    List<Name> page = names.subList(0, Math.min(q.limit(), names.size()));
+    if (!q.withStatus()) {
+      return new Result.NameList(page);
+    }
+    List<Result.SemaphoreStatus> statuses = new ArrayList<>(page.size());
+    for (Name name : page) {
+      Semaphore s = engine.semaphores.get(name);
+      if (s != null) {
+        statuses.add(status(s));
+      }
+    }
+    return new Result.NameList(page, statuses);
   }
 }

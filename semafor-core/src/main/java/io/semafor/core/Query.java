@@ -55,6 +55,20 @@ public sealed interface Query {
     /** Bytes counted per slot of a holder or lease. */
     public static final int SLOT_BYTES = 5;
 
+    /**
+     * Bytes counted for the client of a waiter or holder, plus its name's and host's UTF-8 bytes:
+     * the client field's tag and length, each string's tag and length, the pid's tag and varint,
+     * and the entry's own length growing by a byte.
+     */
+    public static final int CLIENT_BYTES = 22;
+
+    /** What {@code client} adds to a waiter's or holder's encoded size, at most. */
+    public static int clientBytes(ClientInfo client) {
+      return CLIENT_BYTES
+          + client.name().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+          + client.host().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    }
+
     /** The first page, of the default size. */
     public Inspect(Name name) {
       this(name, 0, Position.START, 0);
@@ -75,5 +89,20 @@ public sealed interface Query {
    * Up to {@code limit} names that start with {@code prefix}, in byte order, after {@code after} if
    * given (for paging).
    */
-  record ListNames(Name prefix, int limit, @Nullable Name after) implements Query {}
+  record ListNames(Name prefix, int limit, @Nullable Name after, boolean withStatus)
+      implements Query {
+    /** Names only. */
+    public ListNames(Name prefix, int limit, @Nullable Name after) {
+      this(prefix, limit, after, false);
+    }
+  }
+
+  /**
+   * {@code session list}: up to {@code limit} live sessions with ids greater than {@code after}, in
+   * id order (opening order), each with its client and what it holds and awaits.
+   */
+  record ListSessions(int limit, long after) implements Query {
+    /** The most sessions one page answers with. */
+    public static final int MAX_LIMIT = 1000;
+  }
 }

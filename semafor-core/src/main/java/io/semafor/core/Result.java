@@ -191,13 +191,30 @@ public sealed interface Result {
 
   /** One waiter as {@code inspect} shows it, in arrival order. */
   record WaiterView(
-      long sessionId, long requestId, long sequence, String kind, long amount, long deadline) {}
+      long sessionId,
+      long requestId,
+      long sequence,
+      String kind,
+      long amount,
+      long deadline,
+      ClientInfo client) {
+    /** A waiter of a client that said nothing about itself. */
+    public WaiterView(
+        long sessionId, long requestId, long sequence, String kind, long amount, long deadline) {
+      this(sessionId, requestId, sequence, kind, amount, deadline, ClientInfo.NONE);
+    }
+  }
 
   /** One session's holding: its signed adjustment (owned amount) and slots. */
-  record HolderView(long sessionId, long owned, List<Long> slots) {
+  record HolderView(long sessionId, long owned, List<Long> slots, ClientInfo client) {
     /** Copies {@code slots}. */
     public HolderView {
       slots = List.copyOf(slots);
+    }
+
+    /** A holding of a client that said nothing about itself. */
+    public HolderView(long sessionId, long owned, List<Long> slots) {
+      this(sessionId, owned, slots, ClientInfo.NONE);
     }
   }
 
@@ -216,11 +233,43 @@ public sealed interface Result {
     }
   }
 
+  /** {@code EndSession}: the session ended. */
+  record SessionEnded(long sessionId) implements Result {}
+
+  /** {@code session list}: one page of live sessions in id order; {@code more} if others follow. */
+  record SessionList(List<SessionView> sessions, boolean more) implements Result {
+    /** Copies {@code sessions}. */
+    public SessionList {
+      sessions = List.copyOf(sessions);
+    }
+  }
+
+  /**
+   * One live session: its client, TTL, when it opened and last sent a logged command (log time),
+   * how many semaphores it owns permits on (its holdings; {@code inspect} shows the amounts), its
+   * waiting requests and unacknowledged replies.
+   */
+  record SessionView(
+      long sessionId,
+      ClientInfo client,
+      long ttl,
+      long openedAt,
+      long lastSeen,
+      int holdings,
+      int waiting,
+      int unacked) {}
+
   /** {@code list}: names in byte order. */
-  record NameList(List<Name> names) implements Result {
-    /** Copies {@code names}. */
+  record NameList(List<Name> names, List<SemaphoreStatus> statuses) implements Result {
+    /** Copies the lists. */
     public NameList {
       names = List.copyOf(names);
+      statuses = List.copyOf(statuses);
+    }
+
+    /** Names without their statuses. */
+    public NameList(List<Name> names) {
+      this(names, List.of());
     }
   }
 }

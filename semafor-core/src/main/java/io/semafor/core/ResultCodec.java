@@ -108,6 +108,9 @@ final class ResultCodec {
     } else if (result instanceof Result.Cancelled r) {
       out.writeByte(19);
       out.writeBoolean(r.cancelled());
+    } else if (result instanceof Result.SessionEnded r) {
+      out.writeByte(20);
+      out.writeLong(r.sessionId());
     } else {
       throw new IllegalStateException("a session never keeps a " + result);
     }
@@ -164,6 +167,7 @@ final class ResultCodec {
         yield new Result.WaitManyReported(reports);
       }
       case 19 -> new Result.Cancelled(in.readBoolean());
+      case 20 -> new Result.SessionEnded(in.readLong());
       default -> throw new IOException("unknown result tag " + tag);
     };
   }

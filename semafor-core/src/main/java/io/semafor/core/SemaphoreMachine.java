@@ -198,6 +198,8 @@ public final class SemaphoreMachine {
       return waiting.cancel(session, id, o);
     } else if (op instanceof Operation.CloseSession) {
       return sessions.close(session, id);
+    } else if (op instanceof Operation.EndSession o) {
+      return sessions.endOther(session, id, o);
     }
     throw new IllegalStateException("unknown operation " + op);
   }
@@ -211,6 +213,8 @@ public final class SemaphoreMachine {
       result = queries.inspect(inspect);
     } else if (query instanceof Query.ListNames list) {
       result = queries.list(list);
+    } else if (query instanceof Query.ListSessions list) {
+      result = queries.sessions(list);
     } else {
       throw new IllegalStateException("unknown query " + query);
     }

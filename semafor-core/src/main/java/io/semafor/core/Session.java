@@ -15,6 +15,12 @@ final class Session {
   final long id;
   final long ttl;
 
+  /** Who the client said it is, at {@code Hello}. */
+  final ClientInfo client;
+
+  /** Log time at which the session was opened. */
+  final long openedAt;
+
   /**
    * Log time of the last command from this session; an expiry earlier than a TTL after it is
    * refused.
@@ -32,9 +38,11 @@ final class Session {
   /** Replies not yet acknowledged, bounded by {@code maxUnackedReplies}. */
   int unacked;
 
-  Session(long id, long ttl, long lastSeen) {
+  Session(long id, long ttl, ClientInfo client, long openedAt, long lastSeen) {
     this.id = id;
     this.ttl = ttl;
+    this.client = client;
+    this.openedAt = openedAt;
     this.lastSeen = lastSeen;
   }
 

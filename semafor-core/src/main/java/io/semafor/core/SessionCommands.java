@@ -22,6 +22,9 @@ final class SessionCommands {
 
   Result open(Command.OpenSession command) {
     Result.Failure failure = Check.positive("ttl", command.ttl());
+    if (failure == null) {
+      failure = command.client().check();
+    }
     if (failure != null) {
       return failure;
     }
@@ -30,7 +33,7 @@ final class SessionCommands {
       return Check.exhausted("maxSessions", max, "no more sessions can be opened");
     }
     long id = ++engine.lastSessionId;
-    engine.sessions.put(id, new Session(id, command.ttl(), engine.now));
+    engine.addSession(new Session(id, command.ttl(), command.client(), engine.now, engine.now));
     engine.emit(new Effect.SessionStarted(id, command.ttl()));
     return new Result.SessionOpened(id, command.ttl());
   }
@@ -54,6 +57,24 @@ final class SessionCommands {
     }
     end(session);
     return new Result.Expiry(true);
+  }
+
+  /** Ends another session by its id (an operator's {@code semafor session end}). */
+  Reply endOther(Session caller, long requestId, Operation.EndSession command) {
+    Result result;
+    Session target = engine.session(command.sessionId());
+    if (command.sessionId() == caller.id) {
+      result = Check.invalid("sessionId", "is this session's own id: close the session to end it");
+    } else if (target == null) {
+      result =
+          new Result.Failure(
+              ErrorCode.NOT_FOUND,
+              "sessionId: session " + command.sessionId() + " does not exist or has ended");
+    } else {
+      end(target);
+      result = new Result.SessionEnded(command.sessionId());
+    }
+    return engine.answer(caller, requestId, result);
   }
 
   Reply close(Session session, long requestId) {
@@ -176,7 +197,7 @@ final class SessionCommands {
       engine.touch(h.semaphore);
     }
     session.requests.clear();
-    engine.sessions.remove(session.id);
+    engine.removeSession(session.id);
     engine.emit(new Effect.SessionEnded(session.id));
   }
 

@@ -12,6 +12,9 @@ final class SnapshotReader {
   private final DataInput in;
   private final Map<Long, Long> leaseOwners = new HashMap<>();
 
+  /** The format version of the snapshot being read. */
+  private int version;
+
   SnapshotReader(Limits limits, DataInput in) {
     this.limits = limits;
     this.in = in;
@@ -21,8 +24,10 @@ final class SnapshotReader {
     if (in.readInt() != SnapshotWriter.MAGIC) {
       throw new IOException("not a Semafor snapshot");
     }
-    int version = in.readInt();
-    if (version != SnapshotWriter.VERSION) {
+    version = in.readInt();
+    // version 1 (before sessions recorded their client) is still read, so a node upgraded in a
+    // rolling restart loads the snapshot its predecessor wrote
+    if (version < 1 || version > SnapshotWriter.VERSION) {
       throw new IOException("unknown snapshot version " + version);
     }
     long revision = in.readLong();
@@ -104,11 +109,20 @@ final class SnapshotReader {
   }
 
   private void readSession(Engine engine) throws IOException {
-    Session session = new Session(in.readLong(), in.readLong(), in.readLong());
+    long id = in.readLong();
+    long ttl = in.readLong();
+    long lastSeen = in.readLong();
+    ClientInfo client = ClientInfo.NONE;
+    long openedAt = lastSeen;
+    if (version >= 2) {
+      client = new ClientInfo(in.readUTF(), in.readUTF(), in.readLong());
+      openedAt = in.readLong();
+    }
+    Session session = new Session(id, ttl, client, openedAt, lastSeen);
     session.lastRequestId = in.readLong();
     session.waiting = in.readInt();
     session.unacked = in.readInt();
-    engine.sessions.put(session.id, session);
+    engine.addSession(session);
     int holdings = in.readInt();
     for (int i = 0; i < holdings; i++) {
       Semaphore s = semaphore(engine);

@@ -18,7 +18,7 @@ import java.util.List;
  */
 final class SnapshotWriter {
   static final int MAGIC = 0x534d4652; // "SMFR"
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   static final byte WAITER_SINGLE = 1;
   static final byte WAITER_SEMOP = 2;
@@ -96,6 +96,11 @@ final class SnapshotWriter {
     out.writeLong(session.id);
     out.writeLong(session.ttl);
     out.writeLong(session.lastSeen);
+    // version 2: who the client is and when the session opened
+    out.writeUTF(session.client.name());
+    out.writeUTF(session.client.host());
+    out.writeLong(session.client.pid());
+    out.writeLong(session.openedAt);
     out.writeLong(session.lastRequestId);
     out.writeInt(session.waiting);
     out.writeInt(session.unacked);

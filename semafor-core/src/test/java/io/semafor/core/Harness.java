@@ -74,7 +74,11 @@ final class Harness {
   }
 
   TestClient connect(long ttl) {
-    Result result = answer(new Command.OpenSession(ttl));
+    return connect(ttl, ClientInfo.NONE);
+  }
+
+  TestClient connect(long ttl, ClientInfo who) {
+    Result result = answer(new Command.OpenSession(ttl, who));
     assertThat(result).isInstanceOf(Result.SessionOpened.class);
     TestClient client = new TestClient(this, ((Result.SessionOpened) result).sessionId());
     clients.put(client.sessionId, client);

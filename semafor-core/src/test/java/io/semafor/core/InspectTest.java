@@ -164,7 +164,10 @@ class InspectTest {
   void aPageStopsBeforeItsByteBudgetButAlwaysShowsOneEntry() {
     c.create("x", 0);
     queueAcquires(c, "x", 10);
-    int acquireBytes = Query.Inspect.WAITER_BYTES + "acquire".length();
+    int acquireBytes =
+        Query.Inspect.WAITER_BYTES
+            + "acquire".length()
+            + Query.Inspect.clientBytes(ClientInfo.NONE);
 
     Result result = h.query(new Query.Inspect(Name.of("x"), 0, Query.Position.START, 1));
     Result.SemaphoreDetail tiny = (Result.SemaphoreDetail) result;

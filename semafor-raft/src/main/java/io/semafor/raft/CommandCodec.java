@@ -1,5 +1,6 @@
 package io.semafor.raft;
 
+import io.semafor.core.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -29,9 +30,16 @@ final class CommandCodec {
       out.writeLong(r.requestId());
       writeLongs(out, r.acks());
       writeOperation(out, r.operation());
-    } else if (command instanceof Command.OpenSession o) {
+    } else if (command instanceof Command.OpenSession o && o.client().equals(ClientInfo.NONE)) {
+      // tag 2, a TTL alone, is also what logs written before clients described themselves hold
       out.writeByte(2);
       out.writeLong(o.ttl());
+    } else if (command instanceof Command.OpenSession o) {
+      out.writeByte(8);
+      out.writeLong(o.ttl());
+      out.writeUTF(o.client().name());
+      out.writeUTF(o.client().host());
+      out.writeLong(o.client().pid());
     } else if (command instanceof Command.ExpireSession e) {
       out.writeByte(3);
       out.writeLong(e.sessionId());
@@ -63,6 +71,9 @@ final class CommandCodec {
       case 5 -> new Command.ExpireLease(in.readLong());
       case 6 -> new Command.Acknowledge(in.readLong(), readLongs(in));
       case 7 -> new Command.ContinueGrants();
+      case 8 ->
+          new Command.OpenSession(
+              in.readLong(), new ClientInfo(in.readUTF(), in.readUTF(), in.readLong()));
       default -> throw new IOException("unknown command tag " + tag);
     };
   }
@@ -151,6 +162,9 @@ final class CommandCodec {
       out.writeLong(c.requestId());
     } else if (op instanceof Operation.CloseSession) {
       out.writeByte(18);
+    } else if (op instanceof Operation.EndSession e) {
+      out.writeByte(19);
+      out.writeLong(e.sessionId());
     } else {
       throw new IllegalArgumentException("no encoding for " + op);
     }
@@ -193,6 +207,7 @@ final class CommandCodec {
       case 16 -> new Operation.WaitMany(in.readLong(), in.readLong());
       case 17 -> new Operation.Cancel(in.readLong());
       case 18 -> new Operation.CloseSession();
+      case 19 -> new Operation.EndSession(in.readLong());
       default -> throw new IOException("unknown operation tag " + tag);
     };
   }
@@ -210,6 +225,15 @@ final class CommandCodec {
       out.writeLong(i.from().holders());
       out.writeLong(i.from().leases());
       out.writeInt(i.budgetBytes());
+    } else if (query instanceof Query.ListNames l && l.withStatus()) {
+      out.writeByte(6);
+      writeName(out, l.prefix());
+      out.writeInt(l.limit());
+      Name after = l.after();
+      out.writeBoolean(after != null);
+      if (after != null) {
+        writeName(out, after);
+      }
     } else if (query instanceof Query.ListNames l) {
       out.writeByte(3);
       writeName(out, l.prefix());
@@ -219,6 +243,10 @@ final class CommandCodec {
       if (after != null) {
         writeName(out, after);
       }
+    } else if (query instanceof Query.ListSessions l) {
+      out.writeByte(5);
+      out.writeInt(l.limit());
+      out.writeLong(l.after());
     } else {
       throw new IllegalArgumentException("no encoding for " + query);
     }
@@ -240,6 +268,13 @@ final class CommandCodec {
         int limit = in.readInt();
         Query.Position from = new Query.Position(in.readLong(), in.readLong(), in.readLong());
         yield new Query.Inspect(name, limit, from, in.readInt());
+      }
+      case 5 -> new Query.ListSessions(in.readInt(), in.readLong());
+      case 6 -> {
+        Name prefix = readName(in);
+        int limit = in.readInt();
+        @Nullable Name after = in.readBoolean() ? readName(in) : null;
+        yield new Query.ListNames(prefix, limit, after, true);
       }
       default -> throw new IOException("unknown query tag " + tag);
     };

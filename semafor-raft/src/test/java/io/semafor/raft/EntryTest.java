@@ -3,6 +3,7 @@ package io.semafor.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.core.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -42,7 +43,8 @@ class EntryTest {
           new Operation.RemoveFromWaitMany(1, X),
           new Operation.WaitMany(1, 15),
           new Operation.Cancel(16),
-          new Operation.CloseSession());
+          new Operation.CloseSession(),
+          new Operation.EndSession(17));
 
   private static Entry roundTrip(Entry entry) throws IOException {
     return Entry.decode(new ByteArrayInputStream(entry.encode()));
@@ -62,6 +64,7 @@ class EntryTest {
     List<Object> items =
         List.of(
             new Command.OpenSession(10_000_000_000L),
+            new Command.OpenSession(1L, new ClientInfo("semafor-cli", "hôte", 1234)),
             new Command.ExpireSession(3),
             new Command.ExpireWaiter(3, 4),
             new Command.ExpireLease(5),
@@ -70,7 +73,9 @@ class EntryTest {
             new Entry.Read(2, new Query.Inspect(X)),
             new Entry.Read(5, new Query.Inspect(X, 7, new Query.Position(1, 2, 3), 4_096)),
             new Entry.Read(3, new Query.ListNames(Name.of("p"), 100, X)),
-            new Entry.Read(4, new Query.ListNames(Name.of(""), 1, null)));
+            new Entry.Read(4, new Query.ListNames(Name.of(""), 1, null)),
+            new Entry.Read(6, new Query.ListNames(Name.of("p"), 200, X, true)),
+            new Entry.Read(7, new Query.ListSessions(1000, 41)));
     assertThat(roundTrip(new Entry(-5, "node-2", 1, items)))
         .isEqualTo(new Entry(-5, "node-2", 1, items));
   }

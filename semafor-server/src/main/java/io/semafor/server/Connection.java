@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.semafor.core.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.ErrorCode;
 import io.semafor.core.Operation;
@@ -139,7 +140,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       return;
     }
     opening = true;
-    replicator.submit(new Command.OpenSession(ttl), this);
+    replicator.submit(
+        new Command.OpenSession(
+            ttl,
+            new ClientInfo(hello.getClientName(), hello.getClientHost(), hello.getClientPid())),
+        this);
   }
 
   private void resume(long id) {

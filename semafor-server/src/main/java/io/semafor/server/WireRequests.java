@@ -88,6 +88,7 @@ final class WireRequests {
           new Operation.WaitMany(r.getWaitMany().getListId(), r.getWaitMany().getTimeoutNs());
       case CANCEL -> new Operation.Cancel(r.getCancel().getRequestId());
       case CLOSE_SESSION -> new Operation.CloseSession();
+      case END_SESSION -> new Operation.EndSession(r.getEndSession().getSessionId());
       case OP_NOT_SET -> throw new Malformed("op", "the request names no operation");
     };
   }
@@ -135,8 +136,11 @@ final class WireRequests {
         yield new Query.ListNames(
             Name.ofBytes(l.getPrefix().toByteArray()),
             l.getLimit(),
-            l.getHasAfter() ? Name.ofBytes(l.getAfter().toByteArray()) : null);
+            l.getHasAfter() ? Name.ofBytes(l.getAfter().toByteArray()) : null,
+            l.getWithStatus());
       }
+      case LIST_SESSIONS ->
+          new Query.ListSessions(r.getListSessions().getLimit(), r.getListSessions().getAfter());
       case QUERY_NOT_SET -> throw new Malformed("query", "the read names no query");
     };
   }

@@ -1,6 +1,7 @@
 package io.semafor.server;
 
 import com.google.protobuf.ByteString;
+import io.semafor.core.ClientInfo;
 import io.semafor.core.ErrorCode;
 import io.semafor.core.Name;
 import io.semafor.core.Policy;
@@ -115,6 +116,9 @@ final class WireResults {
       b.setCancelled(Cancelled.newBuilder().setCancelled(r.cancelled()));
     } else if (result instanceof Result.SessionClosed) {
       b.setSessionClosed(SessionClosed.getDefaultInstance());
+    } else if (result instanceof Result.SessionEnded r) {
+      b.setSessionEnded(
+          io.semafor.protocol.v1.SessionEnded.newBuilder().setSessionId(r.sessionId()));
     } else {
       throw new IllegalStateException("no wire form for a request's " + result);
     }
@@ -135,7 +139,26 @@ final class WireResults {
       for (Name name : n.names()) {
         names.addNames(bytes(name));
       }
+      for (Result.SemaphoreStatus s : n.statuses()) {
+        names.addStatuses(status(s));
+      }
       b.setNames(names);
+    } else if (result instanceof Result.SessionList list) {
+      io.semafor.protocol.v1.SessionList.Builder sessions =
+          io.semafor.protocol.v1.SessionList.newBuilder().setMore(list.more());
+      for (Result.SessionView s : list.sessions()) {
+        sessions.addSessions(
+            io.semafor.protocol.v1.SessionView.newBuilder()
+                .setSessionId(s.sessionId())
+                .setClient(client(s.client()))
+                .setTtlNs(s.ttl())
+                .setAgeNs(Math.max(0, logTime - s.openedAt()))
+                .setSinceCommandNs(Math.max(0, logTime - s.lastSeen()))
+                .setHoldings(s.holdings())
+                .setWaiting(s.waiting())
+                .setUnacked(s.unacked()));
+      }
+      b.setSessions(sessions);
     } else {
       throw new IllegalStateException("no wire form for a read's " + result);
     }
@@ -158,6 +181,14 @@ final class WireResults {
                 ? "this node is not the leader, and no leader is known yet; try another"
                 : "this node is not the leader; the leader is " + leaderHint)
         .setLeader(leaderHint)
+        .build();
+  }
+
+  private static io.semafor.protocol.v1.ClientInfo client(ClientInfo c) {
+    return io.semafor.protocol.v1.ClientInfo.newBuilder()
+        .setName(c.name())
+        .setHost(c.host())
+        .setPid(c.pid())
         .build();
   }
 
@@ -193,14 +224,16 @@ final class WireResults {
               .setSequence(w.sequence())
               .setKind(w.kind())
               .setAmount(w.amount())
-              .setTimesOutInNs(w.deadline() < 0 ? -1 : Math.max(0, w.deadline() - logTime)));
+              .setTimesOutInNs(w.deadline() < 0 ? -1 : Math.max(0, w.deadline() - logTime))
+              .setClient(client(w.client())));
     }
     for (Result.HolderView h : d.holders()) {
       b.addHolders(
           HolderView.newBuilder()
               .setSessionId(h.sessionId())
               .setOwned(h.owned())
-              .addAllSlots(h.slots()));
+              .addAllSlots(h.slots())
+              .setClient(client(h.client())));
     }
     for (Result.LeaseView l : d.leases()) {
       b.addLeases(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
+import io.semafor.core.ClientInfo;
 import io.semafor.core.Name;
 import io.semafor.core.Policy;
 import io.semafor.core.Query;
@@ -30,13 +31,17 @@ class InspectPageWireTest {
   private static final long LOG_TIME = Long.MAX_VALUE;
   private static final String LONGEST_KIND = "decrement-owned";
 
+  /** The longest client description a session may have: 255-byte name and host, a 10-byte pid. */
+  private static final ClientInfo WORST_CLIENT =
+      new ClientInfo("é".repeat(127) + "x", "h".repeat(255), -1);
+
   private static Result.WaiterView worstWaiter() {
-    return new Result.WaiterView(-1, -1, -1, LONGEST_KIND, -1, -1);
+    return new Result.WaiterView(-1, -1, -1, LONGEST_KIND, -1, -1, WORST_CLIENT);
   }
 
   private static Result.HolderView worstHolder(int slots) {
     return new Result.HolderView(
-        -1, Long.MIN_VALUE, Collections.nCopies(slots, (long) Integer.MAX_VALUE));
+        -1, Long.MIN_VALUE, Collections.nCopies(slots, (long) Integer.MAX_VALUE), WORST_CLIENT);
   }
 
   private static Result.LeaseView worstLease(int slots) {
@@ -74,9 +79,15 @@ class InspectPageWireTest {
         encode(List.of(worstWaiter()), List.of(worstHolder(slots)), List.of(worstLease(slots)));
 
     assertThat(CodedOutputStream.computeMessageSize(2, d.getQueue(0)))
-        .isLessThanOrEqualTo(Query.Inspect.WAITER_BYTES + LONGEST_KIND.length());
+        .isLessThanOrEqualTo(
+            Query.Inspect.WAITER_BYTES
+                + LONGEST_KIND.length()
+                + Query.Inspect.clientBytes(WORST_CLIENT));
     assertThat(CodedOutputStream.computeMessageSize(3, d.getHolders(0)))
-        .isLessThanOrEqualTo(Query.Inspect.HOLDER_BYTES + Query.Inspect.SLOT_BYTES * slots);
+        .isLessThanOrEqualTo(
+            Query.Inspect.HOLDER_BYTES
+                + Query.Inspect.SLOT_BYTES * slots
+                + Query.Inspect.clientBytes(WORST_CLIENT));
     assertThat(CodedOutputStream.computeMessageSize(4, d.getLeases(0)))
         .isLessThanOrEqualTo(Query.Inspect.LEASE_BYTES + Query.Inspect.SLOT_BYTES * slots);
   }
@@ -85,7 +96,10 @@ class InspectPageWireTest {
   void aFullPageOfTheLargestEntriesWithTheLongestNameFitsWellWithinAFrame() {
     List<Result.WaiterView> queue = new ArrayList<>();
     long counted = 0;
-    int waiterBytes = Query.Inspect.WAITER_BYTES + LONGEST_KIND.length();
+    int waiterBytes =
+        Query.Inspect.WAITER_BYTES
+            + LONGEST_KIND.length()
+            + Query.Inspect.clientBytes(WORST_CLIENT);
     while (counted + waiterBytes <= Query.Inspect.DEFAULT_BUDGET_BYTES) {
       queue.add(worstWaiter());
       counted += waiterBytes;

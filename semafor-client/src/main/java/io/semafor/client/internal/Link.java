@@ -547,7 +547,9 @@ public final class Link implements AutoCloseable {
                 .setProtocolVersion(Frames.PROTOCOL_VERSION)
                 .setSessionId(resume)
                 .setSessionTtlNs(config.sessionTtl().toNanos())
-                .setClientName(config.clientName()))
+                .setClientName(config.clientName())
+                .setClientHost(config.clientHost())
+                .setClientPid(config.clientPid()))
         .build();
   }
 

@@ -14,6 +14,8 @@ public record LinkConfig(
     List<InetSocketAddress> addresses,
     Duration sessionTtl,
     String clientName,
+    String clientHost,
+    long clientPid,
     Duration connectTimeout,
     Duration giveUpAfter) {
   public LinkConfig {

@@ -1,0 +1,27 @@
+package io.semafor.client;
+
+import java.time.Duration;
+
+/**
+ * One live session as the server saw it ({@link SemaforClient#sessions()}): its client, TTL, age,
+ * how long since its last request (keep-alives do not count), and how many semaphores it owns
+ * permits on, requests it has waiting and replies it has not acknowledged.
+ *
+ * @param sessionId the session's id, as {@code inspect} shows its holders and waiters
+ * @param client who its client said it is
+ * @param ttl how long it outlives its client's silence
+ * @param age since it opened
+ * @param sinceLastRequest since its last request reached the state machine
+ * @param holdings semaphores it owns permits on
+ * @param waiting its waiting requests and WaitMany entries
+ * @param unacknowledged replies it has not acknowledged yet
+ */
+public record SessionInfo(
+    long sessionId,
+    ClientInfo client,
+    Duration ttl,
+    Duration age,
+    Duration sinceLastRequest,
+    int holdings,
+    int waiting,
+    int unacknowledged) {}
