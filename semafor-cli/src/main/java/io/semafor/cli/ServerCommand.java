@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.core.Limits;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.server.Logging;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -121,8 +122,18 @@ final class ServerCommand implements Callable<Integer> {
               + " in a majority's memory (survives any minority failing).")
   String durability = "fsync";
 
+  @Option(
+      names = "--log-format",
+      paramLabel = "text|json",
+      defaultValue = "text",
+      description =
+          "Log lines on stderr as dated text (default) or one JSON object a line"
+              + " (docs/server.md).")
+  Logging.Format logFormat = Logging.Format.TEXT;
+
   @Override
   public Integer call() throws InterruptedException {
+    Logging.configure(logFormat);
     if (nodeId == null && peers == null && dataDir == null && !join) {
       Main.run(serverConfig(host, port));
       return ExitCodes.OK;

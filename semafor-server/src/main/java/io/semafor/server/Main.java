@@ -15,6 +15,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws InterruptedException {
+    Logging.configure(Logging.Format.TEXT);
     ServerConfig config;
     try {
       config = parse(args);
