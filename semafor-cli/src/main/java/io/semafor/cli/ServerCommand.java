@@ -75,6 +75,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    Logging.configure(options.logFormat());
     if (nodeId == null && peers == null && dataDir == null && !join) {
       Main.run(options.config(options.host(), options.port()));
       return ExitCodes.OK;

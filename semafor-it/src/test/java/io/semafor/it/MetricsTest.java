@@ -107,6 +107,23 @@ class MetricsTest {
   }
 
   @Test
+  void jvmAndProcessSeriesAndTheBuildAreThere() throws Exception {
+    PrometheusText m = scrape();
+    assertThat(m.value("semafor_build_info")).isEqualTo(1);
+    assertThat(m.samples().stream().filter(s -> s.name().equals("semafor_build_info")))
+        .singleElement()
+        .satisfies(s -> assertThat(s.labels().get("version")).isNotBlank());
+    assertThat(m.value("jvm_memory_used_bytes", "area", "heap")).isPositive();
+    assertThat(m.has("jvm_gc_memory_allocated_bytes_total")).as("GC series").isTrue();
+    assertThat(m.value("jvm_threads_live_threads")).isPositive();
+    assertThat(m.value("jvm_classes_loaded_classes")).isPositive();
+    assertThat(m.value("system_cpu_count")).isPositive();
+    assertThat(m.has("process_cpu_usage")).isTrue();
+    assertThat(m.value("process_uptime_seconds")).isPositive();
+    assertThat(m.value("process_files_open_files")).isPositive();
+  }
+
+  @Test
   void healthSaysUpWithCounts() throws Exception {
     HttpResponse<String> response = get("/health");
     assertThat(response.statusCode()).isEqualTo(200);

@@ -35,6 +35,10 @@ final class TestCluster implements AutoCloseable {
   private final ClusterConfig.Durability durability;
   private final long snapshotEvery;
   private final long logSegmentBytes;
+
+  /** Whether each node serves the admin HTTP endpoint (on a free port). */
+  private boolean admin;
+
   private final @Nullable SemaforServer[] servers = new SemaforServer[MAX_NODES];
   private final @Nullable RaftReplicator[] replicators = new RaftReplicator[MAX_NODES];
 
@@ -56,6 +60,18 @@ final class TestCluster implements AutoCloseable {
   /** Starts {@code size} nodes and waits for a leader. */
   static TestCluster start(int size, Path dir, long snapshotEvery) {
     return start(size, dir, snapshotEvery, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+  }
+
+  /** Starts {@code size} nodes, each with its admin HTTP endpoint, and waits for a leader. */
+  static TestCluster startWithAdmin(int size, Path dir) {
+    TestCluster cluster =
+        new TestCluster(size, dir, 10_000, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+    cluster.admin = true;
+    for (int i = 0; i < size; i++) {
+      cluster.startNode(i);
+    }
+    cluster.awaitLeader();
+    return cluster;
   }
 
   /** Starts {@code size} nodes whose logs roll segments at {@code logSegmentBytes}. */
@@ -115,7 +131,7 @@ final class TestCluster implements AutoCloseable {
     try {
       servers[i] =
           SemaforServer.start(
-              ServerConfig.builder().port(self.clientPort()).adminPort(-1).build(),
+              ServerConfig.builder().port(self.clientPort()).adminPort(admin ? 0 : -1).build(),
               (machine, listener) -> {
                 RaftReplicator r = RaftReplicator.start(config, machine, listener);
                 made.set(r);
@@ -136,6 +152,15 @@ final class TestCluster implements AutoCloseable {
       servers[i] = null;
       replicators[i] = null;
     }
+  }
+
+  /** Node {@code i}'s admin HTTP port; it must be running, in a cluster started with admin. */
+  int adminPort(int i) {
+    SemaforServer s = servers[i];
+    if (s == null || s.adminAddress() == null) {
+      throw new IllegalStateException("node " + i + " is not running or has no admin endpoint");
+    }
+    return java.util.Objects.requireNonNull(s.adminAddress()).getPort();
   }
 
   /** Node {@code i}'s replicator; it must be running. */

@@ -1,5 +1,7 @@
 package io.semafor.raft;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
@@ -25,6 +27,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -64,9 +67,12 @@ import org.slf4j.LoggerFactory;
  * leaders. Timers run on every node (they follow the applied effects), but only the leader's expiry
  * proposals are accepted; the machine refuses any that would be early in log time.
  *
+ * <p>As a {@link MeterBinder} it registers its Raft series (term, leader, indexes, log sync time)
+ * on the server's metrics registry ({@link RaftMetrics}).
+ *
  * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
  */
-public final class RaftReplicator implements Replicator, SemaforStateMachine.Owner {
+public final class RaftReplicator implements Replicator, SemaforStateMachine.Owner, MeterBinder {
   private static final Logger log = LoggerFactory.getLogger(RaftReplicator.class);
   private static final int MAX_BATCH = 8192;
   private static final java.time.Duration CLOSE_TIMEOUT = java.time.Duration.ofSeconds(5);
@@ -91,6 +97,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private final ApplyListener listener;
   private final SemaforStateMachine stateMachine;
   private final RaftServer server;
+
+  /** This node's member of the group, once the server started. */
+  private final RaftServer.Division division;
 
   /** Where this node's entries and reads are submitted: its own Ratis member (decision 0018). */
   private final RaftClientAsynchronousProtocol member;
@@ -131,6 +140,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private volatile long epoch;
   private volatile boolean closed;
 
+  /** The leader this node saw last ("" for none), and how many times that changed. */
+  private final AtomicReference<String> lastSeenLeader = new AtomicReference<>("");
+
+  private final AtomicLong leaderChanges = new AtomicLong();
+
   /** A command or an {@link Entry.Read}, and where its answer goes. */
   private record Pending(Object item, @Nullable Object context) {}
 
@@ -164,7 +178,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
               return t;
             });
     server.start();
-    this.member = localMember(server);
+    this.division = server.getDivision(GROUP_ID);
+    this.member = localMember(division, server);
   }
 
   /**
@@ -172,8 +187,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * them, but hands each to a pool thread and blocks until it is appended; a Ratis version whose
    * member no longer takes requests falls back to that.
    */
-  private static RaftClientAsynchronousProtocol localMember(RaftServer server) throws IOException {
-    RaftServer.Division division = server.getDivision(GROUP_ID);
+  private static RaftClientAsynchronousProtocol localMember(
+      RaftServer.Division division, RaftServer server) {
     return division instanceof RaftClientAsynchronousProtocol direct ? direct : server;
   }
 
@@ -668,6 +683,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     // log time continues from the last applied command on this node's clock
     epoch = System.nanoTime() - machine.now();
     leaderId = config.nodeId();
+    sawLeader(config.nodeId());
     leader = true;
     log.info("{} leads the group", config.nodeId());
     listener.becameLeader();
@@ -676,11 +692,29 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   @Override
   public void leaderChanged(String newLeaderId) {
     leaderId = newLeaderId;
+    sawLeader(newLeaderId);
     if (leader) {
       leader = false;
       log.info("{} no longer leads; the leader is {}", config.nodeId(), newLeaderId);
       listener.lostLeadership(leaderHint());
     }
+  }
+
+  /**
+   * Counts a leader change when a leader is known that is not the one seen last: a new leader, or
+   * the same one again after an election without one (as etcd counts them).
+   */
+  private void sawLeader(String id) {
+    String before = lastSeenLeader.getAndSet(id);
+    if (!id.isEmpty() && !id.equals(before)) {
+      leaderChanges.incrementAndGet();
+    }
+  }
+
+  /** Registers this member's Raft series on {@code registry} (see {@link RaftMetrics}). */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    new RaftMetrics(division, this::isLeader, leaderChanges).bindTo(registry);
   }
 
   /** Where the state lives on disk. */

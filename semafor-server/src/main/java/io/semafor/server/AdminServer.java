@@ -1,6 +1,7 @@
 package io.semafor.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
@@ -13,10 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -29,8 +33,16 @@ import org.slf4j.LoggerFactory;
  * of its replication), and membership changes: {@code POST /cluster/members} with {@code
  * id=host:clientPort:raftPort} as the body, {@code DELETE /cluster/members/ID}. Scrapes read the
  * semaphores' state through the replicator like any client read, so they never touch the state
- * machine from the wrong thread. A membership change blocks its own thread until it is committed;
- * scrapes go on meanwhile on the other. Thread-safe.
+ * machine from the wrong thread.
+ *
+ * <p>{@code /health} must answer at once whatever else the endpoint is doing: a load balancer that
+ * waits more than a second or two takes the node out. So the HTTP server's own threads answer
+ * {@code /health} (which reads only volatile counters) and hand every other request to a lane of
+ * its own: scrapes and {@code /cluster} to one thread, membership changes (which block until
+ * committed, up to a minute toward a member that does not answer) to another. A lane holds a few
+ * requests waiting; beyond that a request is answered 503 at once rather than queued behind a hung
+ * one. Two membership changes toward an unreachable peer used to hold both shared threads and
+ * {@code /health} with them for 18 s. Thread-safe.
  */
 final class AdminServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -38,6 +50,13 @@ final class AdminServer implements AutoCloseable {
 
   private final HttpServer http;
   private final ExecutorService executor;
+
+  /** Scrapes and {@code /cluster}: reads through the replicator, a few seconds at most. */
+  private final ThreadPoolExecutor reads = lane("semafor-admin-scrape");
+
+  /** Membership changes: one at a time, as Raft makes them, each up to a minute. */
+  private final ThreadPoolExecutor changes = lane("semafor-admin-members");
+
   private final ServerMetrics metrics;
   private final Function<Query, CompletableFuture<Reply>> read;
   private final SemaforServer server;
@@ -53,6 +72,7 @@ final class AdminServer implements AutoCloseable {
     this.read = read;
     this.server = server;
     this.http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    // answers /health itself and hands every other request to its lane: never blocks
     this.executor =
         Executors.newFixedThreadPool(
             2,
@@ -62,11 +82,53 @@ final class AdminServer implements AutoCloseable {
               return t;
             });
     http.setExecutor(executor);
-    http.createContext("/metrics", this::metrics);
+    http.createContext("/metrics", on(reads, this::metrics));
     http.createContext("/health", this::health);
-    http.createContext("/cluster", this::cluster);
-    http.createContext("/cluster/members", this::members);
+    http.createContext("/cluster", on(reads, this::cluster));
+    http.createContext("/cluster/members", on(changes, this::members));
     http.start();
+  }
+
+  /** Requests that may wait, each beyond the one running, before more are answered 503. */
+  private static final int LANE_QUEUE = 4;
+
+  private static ThreadPoolExecutor lane(String name) {
+    return new ThreadPoolExecutor(
+        1,
+        1,
+        0,
+        TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(LANE_QUEUE),
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /**
+   * A handler that runs {@code handler} on {@code lane}, so the HTTP server's threads stay free for
+   * {@code /health}; 503 at once if the lane is full.
+   */
+  private static HttpHandler on(ThreadPoolExecutor lane, HttpHandler handler) {
+    return exchange -> {
+      try {
+        lane.execute(
+            () -> {
+              try {
+                handler.handle(exchange);
+              } catch (IOException | RuntimeException e) {
+                log.debug("admin request {} failed", exchange.getRequestURI(), e);
+                exchange.close();
+              }
+            });
+      } catch (RejectedExecutionException e) {
+        try (exchange) {
+          error(
+              exchange, 503, "BUSY", "too many requests of this kind are in progress; retry later");
+        }
+      }
+    };
   }
 
   InetSocketAddress address() {
@@ -74,7 +136,7 @@ final class AdminServer implements AutoCloseable {
   }
 
   private void metrics(HttpExchange exchange) throws IOException {
-    synchronized (metrics) { // two admin threads; one scrape at a time refreshes the gauges
+    synchronized (metrics) { // one lane thread; the lock only says the gauges' refresh is ours
       metricsLocked(exchange);
     }
   }
@@ -245,5 +307,7 @@ final class AdminServer implements AutoCloseable {
   public void close() {
     http.stop(0);
     executor.shutdownNow();
+    reads.shutdownNow();
+    changes.shutdownNow();
   }
 }

@@ -48,6 +48,7 @@ public final class Main implements Callable<Integer> {
   static int execute(Map<String, String> environment, String... args) {
     CommandLine line = new CommandLine(new Main());
     line.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
+    line.setCaseInsensitiveEnumValuesAllowed(true);
     line.setExecutionExceptionHandler(Main::failed);
     try {
       ConfigDefaults.install(line, List.of(args), environment);
@@ -60,6 +61,7 @@ public final class Main implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    Logging.configure(options.logFormat());
     run(options.config(options.host(), options.port()));
     return 0;
   }

@@ -7,7 +7,9 @@ import io.semafor.replication.Replicator;
 
 /**
  * Makes the replicator a server applies its commands through: the in-process one by default, or a
- * Raft group member (semafor-raft), which the server cannot tell apart.
+ * Raft group member (semafor-raft), which the server cannot tell apart. A replicator that
+ * implements Micrometer's {@code MeterBinder} is bound to the server's metrics registry once made:
+ * that is how a Raft member's series reach {@code /metrics} without the server knowing Raft.
  */
 @FunctionalInterface
 public interface ReplicatorFactory {

@@ -1,5 +1,6 @@
 package io.semafor.server;
 
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -70,6 +71,11 @@ public final class SemaforServer implements AutoCloseable {
         new Edge(
             sessions, timers, metrics, this::dropClients, command -> proposeLater(target, command));
     this.replicator = replicators.create(new SemaphoreMachine(config.limits()), edge);
+    if (replicator instanceof MeterBinder binder) {
+      // the seam for a replicator's own series (a Raft member's term, indexes, log sync time):
+      // it registers them itself, so the server needs to know nothing of Raft
+      binder.bindTo(metrics.registry());
+    }
     target.set(replicator);
     sessions.replicator(replicator);
     this.acceptor = transport.group(1, "semafor-accept");
@@ -169,7 +175,9 @@ public final class SemaforServer implements AutoCloseable {
 
   /**
    * Starts a server applying commands through the replicator {@code replicators} makes (a Raft
-   * group member, for a cluster node) and returns once it listens.
+   * group member, for a cluster node) and returns once it listens. A replicator that is also a
+   * Micrometer {@link MeterBinder} is bound to the server's registry, so its own series appear on
+   * {@code /metrics}.
    *
    * @throws InterruptedException if interrupted while binding
    */
@@ -252,6 +260,7 @@ public final class SemaforServer implements AutoCloseable {
     replicator.close();
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    metrics.close();
     log.info("semafor on {} stopped", listener.localAddress());
   }
 }

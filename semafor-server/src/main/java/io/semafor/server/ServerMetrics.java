@@ -6,8 +6,16 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import io.semafor.core.Command;
 import io.semafor.core.Effect;
 import io.semafor.core.Name;
@@ -31,7 +39,9 @@ import java.util.function.IntSupplier;
  * The server's Prometheus metrics. Per semaphore: value, queue depth, holders (gauges refreshed at
  * each scrape), grants and waits that ended without one (counters) and how long grants waited (a
  * histogram, in log time). Server-wide: sessions, connections, commands applied, and the time and
- * size of each batch the apply loop runs.
+ * size of each batch the apply loop runs. Process-wide: the JVM's memory, garbage collection,
+ * threads and classes, CPU, file descriptors and uptime (Micrometer's binders), and {@code
+ * semafor_build_info}.
  *
  * <p>Cardinality: per-semaphore series exist for at most {@code maxSemaphoreSeries} semaphores (the
  * first to be granted or, for gauges, the first by name); the rest are counted under {@code
@@ -40,7 +50,7 @@ import java.util.function.IntSupplier;
  * <p>{@link #applied} and {@link #batchEnded} run on the applying thread only; the rest is
  * thread-safe.
  */
-public final class ServerMetrics {
+public final class ServerMetrics implements AutoCloseable {
   /** The {@code name} tag of everything beyond the per-semaphore cap. */
   public static final String OTHER = "_other";
 
@@ -55,6 +65,9 @@ public final class ServerMetrics {
   private final MultiGauge holders;
   private final ConcurrentHashMap<String, SemaphoreMeters> perSemaphore = new ConcurrentHashMap<>();
   private final SemaphoreMeters other;
+
+  /** Listens to the JVM's GC notifications until closed. */
+  private final JvmGcMetrics gc = new JvmGcMetrics();
 
   /** Written on the applying thread only; read by scrapes. */
   private final AtomicLong semaphoreCount = new AtomicLong();
@@ -111,6 +124,21 @@ public final class ServerMetrics {
             .description("Sessions owning permits of the semaphore")
             .register(registry);
     this.other = meters(OTHER);
+    // an info metric of the Prometheus client itself: a Micrometer gauge named *_info loses the
+    // suffix (the client reserves it for this type)
+    Info.builder()
+        .name("semafor_build_info")
+        .help("Always 1; the version label says which build this server runs")
+        .labelNames("version")
+        .register(registry.getPrometheusRegistry())
+        .setLabelValues(BuildInfo.version());
+    new JvmMemoryMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
   }
 
   private SemaphoreMeters meters(String name) {
@@ -307,5 +335,12 @@ public final class ServerMetrics {
   /** The Prometheus text exposition of every meter. */
   String scrape() {
     return registry.scrape();
+  }
+
+  /** Stops listening to the JVM (its GC notifications) and closes the registry. */
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
   }
 }

@@ -2,6 +2,7 @@ package io.semafor.server.options;
 
 import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
+import io.semafor.server.Logging;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +79,15 @@ public final class ServerOptions {
       converter = Durations.class,
       description = "Longest TTL a client may ask for (default ${DEFAULT-VALUE}).")
   Duration maxSessionTtl = Duration.ofHours(1);
+
+  @Option(
+      names = "--log-format",
+      paramLabel = "text|json",
+      defaultValue = "text",
+      description =
+          "Log lines on stderr as dated text (default) or one JSON object a line"
+              + " (docs/server.md).")
+  Logging.Format logFormat = Logging.Format.TEXT;
 
   @Option(
       names = "--io-threads",
@@ -180,6 +190,11 @@ public final class ServerOptions {
   /** The address to listen on, as given. */
   public String host() {
     return host;
+  }
+
+  /** How the server's log lines look. */
+  public Logging.Format logFormat() {
+    return logFormat;
   }
 
   /** The client port, as given. */
