@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.server.Logging;
 import io.semafor.server.Main;
 import io.semafor.server.options.Durations;
 import io.semafor.server.options.ServerOptions;
