@@ -26,7 +26,8 @@ import picocli.CommandLine.Command;
       WatchCommand.class,
       RunCommand.class,
       BenchCommand.class,
-      ClusterCommand.class
+      ClusterCommand.class,
+      SnapshotCommand.class
     },
     footer = {
       "",

@@ -3,7 +3,9 @@ package io.semafor.cli;
 import io.semafor.core.Limits;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Main;
+import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -121,11 +123,30 @@ final class ServerCommand implements Callable<Integer> {
               + " in a majority's memory (survives any minority failing).")
   String durability = "fsync";
 
+  @Option(
+      names = "--restore",
+      paramLabel = "FILE",
+      description =
+          "Single node: start from the state in FILE (from `semafor snapshot save`) instead of"
+              + " empty. A cluster node is seeded with `semafor snapshot restore` instead.")
+  @Nullable Path restore;
+
   @Override
   public Integer call() throws InterruptedException {
     if (nodeId == null && peers == null && dataDir == null && !join) {
-      Main.run(serverConfig(host, port));
+      ServerConfig config = serverConfig(host, port);
+      if (restore == null) {
+        Main.run(config);
+      } else {
+        SnapshotFile.Loaded loaded = SnapshotCommand.load(restore);
+        Main.run(config, ReplicatorFactory.restoring(loaded.machine()));
+      }
       return ExitCodes.OK;
+    }
+    if (restore != null) {
+      throw usage(
+          "--restore: a cluster node starts from its --data-dir; seed it with `semafor snapshot"
+              + " restore FILE --data-dir DIR` first");
     }
     ClusterConfig cluster = cluster();
     ClusterConfig.Peer self = cluster.self();

@@ -4,6 +4,7 @@ import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** The options every client subcommand takes: where the server is, and the output format. */
@@ -57,7 +58,7 @@ final class ServerOptions {
   static final class BadOption extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    BadOption(String message, Throwable cause) {
+    BadOption(String message, @Nullable Throwable cause) {
       super(message, cause);
     }
   }

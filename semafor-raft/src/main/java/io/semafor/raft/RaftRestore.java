@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.server.storage.RaftStorageMetadata;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -69,6 +71,7 @@ public final class RaftRestore {
         RaftStorage.newBuilder()
             .setDirectory(partial.toFile())
             .setOption(RaftStorage.StartupOption.FORMAT)
+            .setStorageFreeSpaceMin(RaftServerConfigKeys.storageFreeSpaceMin(new RaftProperties()))
             .build()) {
       storage.initialize();
       // a term below the snapshot's would have the first leader append an entry of a lower term
