@@ -76,6 +76,10 @@ public final class Main {
       report(command, json, s.code().name(), message(s));
       return ExitCodes.FAILED;
     }
+    if (e instanceof SnapshotCommand.Problem problem) {
+      err.println("semafor: " + problem.getMessage());
+      return ExitCodes.FAILED;
+    }
     if (e instanceof CommandLine.ParameterException || e instanceof ServerOptions.BadOption) {
       err.println("semafor: " + e.getMessage());
       return ExitCodes.USAGE;

@@ -29,7 +29,8 @@ import picocli.CommandLine.ScopeType;
       RunCommand.class,
       BenchCommand.class,
       ClusterCommand.class,
-      SessionCommand.class
+      SessionCommand.class,
+      SnapshotCommand.class
     },
     footer = {
       "",

@@ -2,8 +2,11 @@ package io.semafor.cli;
 
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Logging;
 import io.semafor.server.Main;
+import io.semafor.server.ReplicatorFactory;
+import io.semafor.server.ServerConfig;
 import io.semafor.server.options.Durations;
 import io.semafor.server.options.ServerOptions;
 import java.nio.file.Path;
@@ -74,12 +77,31 @@ final class ServerCommand implements Callable<Integer> {
               + " in a majority's memory (survives any minority failing).")
   String durability = "fsync";
 
+  @Option(
+      names = "--restore",
+      paramLabel = "FILE",
+      description =
+          "Single node: start from the state in FILE (from `semafor snapshot save`) instead of"
+              + " empty. A cluster node is seeded with `semafor snapshot restore` instead.")
+  @Nullable Path restore;
+
   @Override
   public Integer call() throws InterruptedException {
     Logging.configure(options.logFormat());
     if (nodeId == null && peers == null && dataDir == null && !join) {
-      Main.run(options.config(options.host(), options.port()));
+      ServerConfig config = options.config(options.host(), options.port());
+      if (restore == null) {
+        Main.run(config);
+      } else {
+        SnapshotFile.Loaded loaded = SnapshotCommand.load(restore);
+        Main.run(config, ReplicatorFactory.restoring(loaded.machine()));
+      }
       return ExitCodes.OK;
+    }
+    if (restore != null) {
+      throw usage(
+          "--restore: a cluster node starts from its --data-dir; seed it with `semafor snapshot"
+              + " restore FILE --data-dir DIR` first");
     }
     ClusterConfig cluster = cluster();
     ClusterConfig.Peer self = cluster.self();

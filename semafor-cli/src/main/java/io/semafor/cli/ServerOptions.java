@@ -5,6 +5,7 @@ import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** The options every client subcommand takes: where the server is, and the output format. */
@@ -58,7 +59,7 @@ final class ServerOptions {
   static final class BadOption extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    BadOption(String message, Throwable cause) {
+    BadOption(String message, @Nullable Throwable cause) {
       super(message, cause);
     }
   }

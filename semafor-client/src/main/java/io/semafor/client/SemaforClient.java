@@ -346,6 +346,11 @@ public final class SemaforClient implements AutoCloseable {
       return this;
     }
 
+    /** The addresses given so far, in order. */
+    List<InetSocketAddress> addressList() {
+      return List.copyOf(addresses);
+    }
+
     /** How long to try connecting to one address; default 5 s. */
     public Builder connectTimeout(Duration value) {
       connectTimeout = value;

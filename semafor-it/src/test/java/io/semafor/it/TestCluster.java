@@ -84,6 +84,27 @@ final class TestCluster implements AutoCloseable {
     return cluster;
   }
 
+  /**
+   * A cluster of {@code size} nodes not started yet, so their data directories can be seeded first
+   * ({@link #dataDir}); {@link #startAll} starts them.
+   */
+  static TestCluster create(int size, Path dir, long snapshotEvery) {
+    return new TestCluster(size, dir, snapshotEvery, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+  }
+
+  /** Starts every node and waits for a leader. */
+  void startAll() {
+    for (int i = 0; i < peers.size(); i++) {
+      startNode(i);
+    }
+    awaitLeader();
+  }
+
+  /** Node {@code i}'s data directory. */
+  Path dataDir(int i) {
+    return dir.resolve(peers.get(i).id());
+  }
+
   private static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();

@@ -27,6 +27,14 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
    */
   record Read(long id, Query query) {}
 
+  /**
+   * A consistent snapshot asked for on the proposing node ({@code semafor snapshot save}): that
+   * node serialises its state where this item falls; the others skip it. It always travels in an
+   * entry of its own, so a node of an earlier version, which cannot decode the entry and skips it,
+   * skips nothing else (decision 0022).
+   */
+  record Snapshot(long id) {}
+
   Entry {
     items = List.copyOf(items);
   }
@@ -44,6 +52,9 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
           out.writeByte(1);
           out.writeLong(r.id());
           CommandCodec.writeQuery(out, r.query());
+        } else if (item instanceof Snapshot snapshot) {
+          out.writeByte(2);
+          out.writeLong(snapshot.id());
         } else {
           out.writeByte(0);
           CommandCodec.write(out, (Command) item);
@@ -75,6 +86,7 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
           switch (kind) {
             case 0 -> CommandCodec.read(in);
             case 1 -> new Read(in.readLong(), CommandCodec.readQuery(in));
+            case 2 -> new Snapshot(in.readLong());
             default -> throw new IOException("unknown item kind " + kind);
           });
     }

@@ -135,6 +135,12 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Reads sent on the read-index path and not yet answered, by read id. */
   private final ConcurrentHashMap<Long, Pending> pendingReads = new ConcurrentHashMap<>();
 
+  /**
+   * A snapshot item taken off the queue while building an entry that already had commands: it goes
+   * first in the next entry, alone. Written holding {@link #sendLock}.
+   */
+  private volatile @Nullable Pending carried;
+
   private volatile boolean leader;
   private volatile String leaderId = "";
   private volatile long epoch;
@@ -289,18 +295,50 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * taken leaves its work to the holder, which looks again after unlocking.
    */
   private void sendNext() {
-    while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
+    while (hasWork() && outstanding.get() < MAX_OUTSTANDING) {
       if (sendLock.isHeldByCurrentThread() || !sendLock.tryLock()) {
         return; // the holder looks again after unlocking (or, on a refusal inline, after sending)
       }
       try {
-        while (!queue.isEmpty() && outstanding.get() < MAX_OUTSTANDING) {
+        while (hasWork() && outstanding.get() < MAX_OUTSTANDING) {
           sendOneEntry();
         }
       } finally {
         sendLock.unlock();
       }
     }
+  }
+
+  private boolean hasWork() {
+    return carried != null || !queue.isEmpty();
+  }
+
+  /**
+   * The next item to send: a carried snapshot first. Called holding {@link #sendLock}. A snapshot
+   * goes in an entry of its own ({@link Entry.Snapshot}): one met after commands is carried to the
+   * next entry, and nothing is added after one.
+   */
+  private @Nullable Pending nextItem(List<Object> items) {
+    if (!items.isEmpty() && items.get(items.size() - 1) instanceof Entry.Snapshot) {
+      return null;
+    }
+    Pending c = carried;
+    if (c != null) {
+      if (!items.isEmpty()) {
+        return null;
+      }
+      carried = null;
+      return c;
+    }
+    if (items.size() >= MAX_BATCH) {
+      return null;
+    }
+    Pending p = queue.poll();
+    if (p != null && p.item() instanceof Entry.Snapshot && !items.isEmpty()) {
+      carried = p;
+      return null;
+    }
+    return p;
   }
 
   /**
@@ -313,7 +351,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     List<Object> items = new ArrayList<>();
     List<@Nullable Object> contexts = new ArrayList<>();
     List<Pending> reads = new ArrayList<>();
-    for (Pending p = queue.poll(); p != null; p = items.size() < MAX_BATCH ? queue.poll() : null) {
+    for (Pending p = nextItem(items); p != null; p = nextItem(items)) {
       if (p.item() instanceof Entry.Read) {
         reads.add(p);
       } else {
@@ -411,6 +449,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
           Object item = refused.items().get(i);
           if (item instanceof Entry.Read read) {
             listener.readRefused(read.query(), refused.contexts().get(i), leaderHint());
+          } else if (item instanceof Entry.Snapshot) {
+            listener.snapshotRefused(refused.contexts().get(i), leaderHint());
           } else {
             listener.refused((Command) item, refused.contexts().get(i), leaderHint());
           }
@@ -418,7 +458,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       }
     }
     outstanding.decrementAndGet();
-    if (!queue.isEmpty()) {
+    if (hasWork()) {
       sendFromSender();
     }
   }
@@ -447,6 +487,23 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       return;
     }
     queue.offer(new Pending(new Entry.Read(nextRead.incrementAndGet(), query), context));
+    sendNext();
+  }
+
+  /**
+   * Proposes the snapshot as an entry of its own after the commands queued before it; this node
+   * serialises its state when it applies that entry (decision 0022).
+   */
+  @Override
+  public void snapshot(@Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leader) {
+      listener.snapshotRefused(context, leaderHint());
+      return;
+    }
+    queue.offer(new Pending(new Entry.Snapshot(nextRead.incrementAndGet()), context));
     sendNext();
   }
 

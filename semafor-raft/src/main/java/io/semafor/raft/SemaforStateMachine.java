@@ -6,6 +6,7 @@ import io.semafor.core.Outcome;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.SnapshotFile;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -179,6 +180,18 @@ final class SemaforStateMachine extends BaseStateMachine
         if (items.get(i) instanceof Entry.Read read) {
           if (contexts != null) { // only the node that asked answers
             listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+          }
+          continue;
+        }
+        if (items.get(i) instanceof Entry.Snapshot) {
+          if (contexts != null) { // only the node that asked takes it: the others have no client
+            listener.snapshotTaken(
+                context,
+                SnapshotFile.take(
+                    machine,
+                    termIndex.getTerm(),
+                    termIndex.getIndex(),
+                    System.currentTimeMillis()));
           }
           continue;
         }

@@ -42,6 +42,16 @@ public interface ApplyListener {
    */
   default void restored(io.semafor.core.SemaphoreMachine machine, long logTime) {}
 
+  /**
+   * A snapshot asked for with {@link Replicator#snapshot} was taken where it fell in the apply
+   * order, on this node (the one that asked). Called on the applying thread; the image is the
+   * listener's.
+   */
+  default void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {}
+
+  /** Like {@link #refused} for a snapshot: this node does not lead, or the entry did not commit. */
+  default void snapshotRefused(@Nullable Object context, String leaderHint) {}
+
   /** This node became the leader and may serve clients; it tracks every session afresh. */
   default void becameLeader() {}
 

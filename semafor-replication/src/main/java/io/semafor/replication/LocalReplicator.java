@@ -60,6 +60,8 @@ public final class LocalReplicator implements Replicator {
 
   private record Asked(Query query, @Nullable Object context) {}
 
+  private record SnapshotAsked(@Nullable Object context) {}
+
   @Override
   public void submit(Command command, @Nullable Object context) {
     enqueue(new Submitted(command, context));
@@ -68,6 +70,12 @@ public final class LocalReplicator implements Replicator {
   @Override
   public void read(Query query, @Nullable Object context) {
     enqueue(new Asked(query, context));
+  }
+
+  /** Takes the snapshot on the applying thread, in queue order; no term or index on one node. */
+  @Override
+  public void snapshot(@Nullable Object context) {
+    enqueue(new SnapshotAsked(context));
   }
 
   private void enqueue(Object task) {
@@ -108,6 +116,9 @@ public final class LocalReplicator implements Replicator {
       if (task instanceof Submitted s) {
         Outcome outcome = apply(s.command(), now);
         listener.applied(s.command(), s.context(), outcome, now);
+      } else if (task instanceof SnapshotAsked s) {
+        listener.snapshotTaken(
+            s.context(), SnapshotFile.take(machine, -1, -1, System.currentTimeMillis()));
       } else {
         Asked a = (Asked) task;
         Reply reply = machine.query(a.query());

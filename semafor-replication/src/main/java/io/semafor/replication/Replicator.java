@@ -32,6 +32,17 @@ public interface Replicator extends AutoCloseable {
   void read(Query query, @Nullable Object context);
 
   /**
+   * Takes a consistent snapshot of the whole state at a point in the apply order, after every
+   * command submitted before it by the same thread (in a cluster: an entry of its own in the log,
+   * taken when this node applies it; other nodes do nothing). The image reaches {@link
+   * ApplyListener#snapshotTaken}, or {@link ApplyListener#snapshotRefused} if this node does not
+   * lead. Serialising blocks the apply thread for the size of the state (decision 0022).
+   *
+   * @throws ReplicatorClosedException if the replicator is closed
+   */
+  void snapshot(@Nullable Object context);
+
+  /**
    * The log time now, in nanoseconds, in the same units as the deadlines in the machine's effects:
    * for turning a deadline into a delay.
    */

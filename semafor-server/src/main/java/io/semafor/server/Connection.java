@@ -1,6 +1,7 @@
 package io.semafor.server;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,8 +25,10 @@ import io.semafor.protocol.v1.ReadResponse;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
 import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.protocol.v1.SnapshotChunk;
 import io.semafor.protocol.v1.Welcome;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.SnapshotFile;
 import java.io.IOException;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -74,6 +77,15 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** A read in flight: where and under which id to answer it. */
   record PendingRead(Connection connection, long id) {}
 
+  /** A snapshot asked for: where and under which id to send it. */
+  record PendingSnapshot(Connection connection, long id) {}
+
+  /**
+   * The file bytes one {@code SnapshotChunk} carries: half the default frame limit, so a chunk with
+   * its few header fields always fits a client's frame limit.
+   */
+  static final int SNAPSHOT_CHUNK_BYTES = 512 * 1024;
+
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     channel = ctx.channel();
@@ -88,6 +100,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
         case KEEP_ALIVE -> keepAlive(frame.getKeepAlive());
         case HELLO -> hello(frame.getHello());
         case READ -> read(frame.getRead());
+        case SNAPSHOT ->
+            replicator.snapshot(new PendingSnapshot(this, frame.getSnapshot().getId()));
         case BODY_NOT_SET -> fatal(ErrorCode.INVALID_ARGUMENT, "frame: an empty ClientFrame");
       }
     } catch (Replicator.ReplicatorClosedException e) {
@@ -324,6 +338,45 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (c != null && c.isActive()) {
       c.writeAndFlush(frame, c.voidPromise());
     }
+  }
+
+  /**
+   * Sends a snapshot's file in chunks, one written after the previous one has gone to the socket,
+   * so a large state is never queued twice in memory. From any thread; a chunk that cannot be
+   * written (the client went away) ends the sending.
+   */
+  void sendSnapshot(long id, SnapshotFile.Image image) {
+    Channel c = channel;
+    if (c != null && c.isActive()) {
+      sendChunk(c, id, image, 0);
+    }
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // the listener handles every outcome
+  private static void sendChunk(Channel c, long id, SnapshotFile.Image image, int offset) {
+    int n = Math.min(SNAPSHOT_CHUNK_BYTES, image.length() - offset);
+    boolean last = offset + n == image.length();
+    ServerFrame frame =
+        ServerFrame.newBuilder()
+            .setSnapshotChunk(
+                SnapshotChunk.newBuilder()
+                    .setId(id)
+                    .setOffset(offset)
+                    .setData(UnsafeByteOperations.unsafeWrap(image.bytes(), offset, n))
+                    .setTotalBytes(image.length())
+                    .setLast(last))
+            .build();
+    if (last) {
+      c.writeAndFlush(frame, c.voidPromise());
+      return;
+    }
+    c.writeAndFlush(frame)
+        .addListener(
+            written -> {
+              if (written.isSuccess()) {
+                sendChunk(c, id, image, offset + n);
+              }
+            });
   }
 
   /** This node is not the leader (any more): says where to go, then closes this connection. */

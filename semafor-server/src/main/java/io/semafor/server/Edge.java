@@ -10,6 +10,7 @@ import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.SnapshotFile;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -79,6 +80,20 @@ final class Edge implements ApplyListener {
       read.connection().notLeader(leaderHint);
     } else if (context instanceof LocalRead local) {
       local.answer().completeExceptionally(new IllegalStateException("not the leader"));
+    }
+  }
+
+  @Override
+  public void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {
+    if (context instanceof Connection.PendingSnapshot asked) {
+      asked.connection().sendSnapshot(asked.id(), image);
+    }
+  }
+
+  @Override
+  public void snapshotRefused(@Nullable Object context, String leaderHint) {
+    if (context instanceof Connection.PendingSnapshot asked) {
+      asked.connection().notLeader(leaderHint);
     }
   }
 

@@ -17,6 +17,18 @@ public interface ReplicatorFactory {
   ReplicatorFactory LOCAL = LocalReplicator::new;
 
   /**
+   * A single node that starts from {@code restored} (a backup file's state, {@code semafor server
+   * --restore}) instead of the empty machine it is given: its sessions get a full TTL from now and
+   * its timers are armed at their deadlines, log time continuing from the snapshot's.
+   */
+  static ReplicatorFactory restoring(SemaphoreMachine restored) {
+    return (empty, listener) -> {
+      listener.restored(restored, restored.now());
+      return new LocalReplicator(restored, listener);
+    };
+  }
+
+  /**
    * A replicator over {@code machine} reporting to {@code listener}.
    *
    * @throws java.io.UncheckedIOException (or another unchecked exception) if it cannot start

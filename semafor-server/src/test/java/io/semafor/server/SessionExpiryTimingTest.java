@@ -47,6 +47,9 @@ class SessionExpiryTimingTest {
     public void read(Query query, @Nullable Object context) {}
 
     @Override
+    public void snapshot(@Nullable Object context) {}
+
+    @Override
     public long logTime() {
       return System.nanoTime();
     }

@@ -467,7 +467,8 @@ public final class Link implements AutoCloseable {
         }
         broken(w, new IOException("server: " + f.getMessage()));
       }
-      case WELCOME, BODY_NOT_SET -> log.debug("ignoring an unexpected {}", frame.getBodyCase());
+      case WELCOME, SNAPSHOT_CHUNK, BODY_NOT_SET ->
+          log.debug("ignoring an unexpected {}", frame.getBodyCase());
     }
   }
 
