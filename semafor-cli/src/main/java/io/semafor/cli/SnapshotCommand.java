@@ -5,6 +5,7 @@ import io.semafor.core.Limits;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftRestore;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.options.Durations;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -107,7 +108,8 @@ final class SnapshotCommand {
 
     @Override
     public Integer call() {
-      Output output = new Output(spec.commandLine().getOut(), server.json);
+      Output output =
+          new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), server.json);
       Path target = file.toAbsolutePath();
       Path partial = target.resolveSibling(target.getFileName() + ".part");
       SnapshotDownload.Result result;
@@ -217,7 +219,7 @@ final class SnapshotCommand {
           throw new ServerOptions.BadOption(String.valueOf(e.getMessage()), e);
         }
       }
-      Output output = new Output(spec.commandLine().getOut(), json);
+      Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       SnapshotFile.Loaded loaded = load(file);
       RaftRestore.Seeded seeded;
       try {
@@ -273,7 +275,7 @@ final class SnapshotCommand {
     @Override
     public Integer call() {
       SnapshotFile.Header h = load(file).header();
-      new Output(spec.commandLine().getOut(), json)
+      new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json)
           .result(
               file
                   + ": "

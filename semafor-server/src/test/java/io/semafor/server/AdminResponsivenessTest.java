@@ -67,6 +67,11 @@ class AdminResponsivenessTest {
     }
 
     @Override
+    public void snapshot(@Nullable Object context) {
+      local.snapshot(context);
+    }
+
+    @Override
     public long logTime() {
       return local.logTime();
     }
