@@ -75,6 +75,23 @@ class MetricsTest {
   }
 
   @Test
+  void theAdminSessionsListShowsEveryClientWithItsNameHostPidAndHoldings() throws Exception {
+    client.create("printers", 1).acquirePermit(1);
+
+    HttpResponse<String> response = get("/sessions");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    com.fasterxml.jackson.databind.JsonNode sessions =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body()).get("sessions");
+    assertThat(sessions).hasSize(1);
+    com.fasterxml.jackson.databind.JsonNode only = sessions.get(0);
+    assertThat(only.get("sessionId").asLong()).isEqualTo(client.sessionId());
+    assertThat(only.get("client").get("name").asText()).isEqualTo("embedded");
+    assertThat(only.get("client").get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+    assertThat(only.get("holdings").asInt()).isEqualTo(1);
+  }
+
+  @Test
   void serverWideSeriesCountSessionsConnectionsCommandsAndBatches() throws Exception {
     client.create("x", 1);
     SemaforClient other = semafor.newClient();

@@ -1,5 +1,6 @@
 package io.semafor.server;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
@@ -12,6 +13,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -85,6 +87,7 @@ final class AdminServer implements AutoCloseable {
     http.createContext("/metrics", on(reads, this::metrics));
     http.createContext("/health", this::health);
     http.createContext("/cluster", on(reads, this::cluster));
+    http.createContext("/sessions", on(reads, this::sessions));
     http.createContext("/cluster/members", on(changes, this::members));
     http.start();
   }
@@ -184,6 +187,67 @@ final class AdminServer implements AutoCloseable {
     }
     return out;
   }
+
+  /**
+   * {@code GET /sessions}: every live session as JSON, with who its client said it is (name, host,
+   * PID), its TTL, age, time since its last request and counts, read page by page like a client's
+   * {@code session list}.
+   */
+  private void sessions(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!exchange.getRequestMethod().equals("GET")) {
+        respond(exchange, 405, "text/plain", "GET only\n");
+        return;
+      }
+      List<Map<String, Object>> sessions = new ArrayList<>();
+      long after = 0;
+      try {
+        while (true) {
+          Reply reply =
+              read.apply(new Query.ListSessions(Query.ListSessions.MAX_LIMIT, after))
+                  .get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+          if (!(reply.result() instanceof Result.SessionList page)) {
+            respond(exchange, 503, "application/json", "{\"error\":\"UNAVAILABLE\"}\n");
+            return;
+          }
+          long now = server.logTime();
+          for (Result.SessionView s : page.sessions()) {
+            Map<String, Object> client = new LinkedHashMap<>();
+            client.put("name", s.client().name());
+            client.put("host", s.client().host());
+            client.put("pid", s.client().pid());
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("sessionId", s.sessionId());
+            row.put("client", client);
+            row.put("ttlMillis", s.ttl() / 1_000_000);
+            row.put("ageMillis", Math.max(0, now - s.openedAt()) / 1_000_000);
+            row.put("sinceLastRequestMillis", Math.max(0, now - s.lastSeen()) / 1_000_000);
+            row.put("holdings", s.holdings());
+            row.put("waiting", s.waiting());
+            row.put("unacknowledged", s.unacked());
+            sessions.add(row);
+            after = s.sessionId();
+          }
+          if (!page.more()) {
+            break;
+          }
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        respond(exchange, 503, "application/json", "{\"error\":\"UNAVAILABLE\"}\n");
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      respond(
+          exchange,
+          200,
+          "application/json",
+          JSON.writeValueAsString(Map.of("sessions", sessions)) + "\n");
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private void health(HttpExchange exchange) throws IOException {
     try (exchange) {

@@ -263,4 +263,9 @@ public final class SemaforServer implements AutoCloseable {
     metrics.close();
     log.info("semafor on {} stopped", listener.localAddress());
   }
+
+  /** The log time now (nanoseconds), to turn the state's log times into ages. */
+  long logTime() {
+    return replicator.logTime();
+  }
 }

@@ -84,6 +84,7 @@ public final class ServerOptions {
       names = "--log-format",
       paramLabel = "text|json",
       defaultValue = "text",
+      converter = LogFormats.class,
       description =
           "Log lines on stderr as dated text (default) or one JSON object a line"
               + " (docs/server.md).")
@@ -183,6 +184,20 @@ public final class ServerOptions {
           "Largest capacity whose permits carry slot numbers; above it a capacity is a"
               + " ceiling only (default ${DEFAULT-VALUE}).")
   int maxSlottedCapacity = 65_536;
+
+  /** {@code text} or {@code json}, in any case. */
+  static final class LogFormats implements CommandLine.ITypeConverter<Logging.Format> {
+    @Override
+    public Logging.Format convert(String value) {
+      return switch (value.strip().toLowerCase(Locale.ROOT)) {
+        case "text" -> Logging.Format.TEXT;
+        case "json" -> Logging.Format.JSON;
+        default ->
+            throw new CommandLine.TypeConversionException(
+                "'" + value + "' is neither text nor json");
+      };
+    }
+  }
 
   /** Creates the mixin picocli fills in. */
   public ServerOptions() {}
