@@ -120,6 +120,19 @@ public final class Link implements AutoCloseable {
   /** The server said the session ended (a Fatal SESSION_EXPIRED): the io thread reports it. */
   private volatile long expiredSessionId;
 
+  /** When the current connection was adopted (nanoTime); 0 before the first. */
+  private volatile long adoptedAt;
+
+  /**
+   * How long to wait before reconnecting after a connection that broke within {@link
+   * #QUICK_FAILURE} of being made: 0 after one that lived longer. Without it, a server that closes
+   * the connection on a request the client sends again on every reconnect (a server bug, a request
+   * it cannot handle) would be hammered by a reconnect loop (measured: 1,500 a second).
+   */
+  private long quickFailureBackoff;
+
+  private static final long QUICK_FAILURE = TimeUnit.SECONDS.toNanos(1);
+
   /** The id of an answer read, and when it was read (for the AckTimer). */
   private record Ack(long id, long readAt) {}
 
@@ -603,6 +616,7 @@ public final class Link implements AutoCloseable {
    * new session (a lost one's requests failed) what is pending was issued since: it goes out now.
    */
   private void adopt(Wire w, boolean resumed) throws IOException {
+    adoptedAt = System.nanoTime();
     synchronized (writeLock) {
       if (resumed) {
         for (KeptAlive unconfirmed : unconfirmedAcks) {
@@ -809,6 +823,15 @@ public final class Link implements AutoCloseable {
       sessionLost(sessionId); // the server said so: report it now, not after reconnecting
     }
     long lostAt = System.nanoTime();
+    if (adoptedAt != 0 && lostAt - adoptedAt < QUICK_FAILURE) {
+      quickFailureBackoff =
+          quickFailureBackoff == 0
+              ? TimeUnit.MILLISECONDS.toNanos(20)
+              : Math.min(quickFailureBackoff * 2, QUICK_FAILURE);
+      LockSupport.parkNanos(this, quickFailureBackoff);
+    } else {
+      quickFailureBackoff = 0;
+    }
     long backoff = TimeUnit.MILLISECONDS.toNanos(20);
     boolean gaveUp = false;
     while (!closed) {
