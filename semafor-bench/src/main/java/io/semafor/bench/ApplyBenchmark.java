@@ -37,6 +37,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *       decoding happens on the I/O threads, not on the apply thread). This is the goal's figure.
  *   <li>{@code buildAndApply}: also builds each command object, sharing one {@code Name};
  *   <li>{@code buildAndApplyFreshName}: also decodes the name from bytes for every command.
+ *   <li>{@code createDelete}: a create and a delete of a name not yet there, among {@link
+ *       Populated#COUNT} semaphores, at a random place in name order: what keeping the names
+ *       ordered for {@code list} costs (docs/decisions/0024-ordered-names.md). A pair here is the
+ *       create and the delete.
  * </ul>
  */
 @State(Scope.Thread)
@@ -113,5 +117,53 @@ public class ApplyBenchmark {
 
   private Command increment(long id, Name n) {
     return new Command.Request(session, id, List.of(id - 1), new Operation.Increment(n, 1));
+  }
+
+  /** A machine holding {@link #COUNT} semaphores, and names not among them to create and delete. */
+  @State(Scope.Thread)
+  public static class Populated {
+    /** Semaphores that exist throughout. */
+    static final int COUNT = 1_000_000;
+
+    SemaphoreMachine machine;
+    long session;
+    long revision;
+    long requestId;
+    final Name[] fresh = new Name[4096];
+    int next;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      machine = new SemaphoreMachine(Limits.DEFAULT);
+      Reply opened =
+          machine.apply(++revision, 0, new Command.OpenSession(Long.MAX_VALUE / 4)).reply();
+      session = ((Result.SessionOpened) opened.result()).sessionId();
+      // even numbers exist, created in a scrambled order; odd ones are created and deleted
+      for (long i = 0; i < COUNT; i++) {
+        long k = (i * 999_983L) % COUNT;
+        call(new Operation.Create(name(2 * k), 1, SemaphoreOptions.DEFAULT));
+      }
+      java.util.Random random = new java.util.Random(42);
+      for (int i = 0; i < fresh.length; i++) {
+        fresh[i] = name(2L * random.nextInt(COUNT) + 1);
+      }
+    }
+
+    static Name name(long n) {
+      return Name.of(String.format(java.util.Locale.ROOT, "sem-%012d", n));
+    }
+
+    Outcome call(Operation op) {
+      long id = ++requestId;
+      return machine.apply(
+          ++revision, revision, new Command.Request(session, id, List.of(id - 1), op));
+    }
+  }
+
+  @Benchmark
+  public Outcome createDelete(Populated p) {
+    Name n = p.fresh[p.next++ & (p.fresh.length - 1)];
+    p.call(new Operation.Create(n, 1, SemaphoreOptions.DEFAULT));
+    return p.call(new Operation.Delete(n));
   }
 }

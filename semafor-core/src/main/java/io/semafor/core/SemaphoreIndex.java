@@ -20,6 +20,9 @@ final class SemaphoreIndex {
   private Semaphore[] table;
   private int size;
 
+  /** The same semaphores in name order, for {@code list}; kept in step by add and remove. */
+  private final NameOrder order = new NameOrder();
+
   SemaphoreIndex() {
     this(MIN_CAPACITY);
   }
@@ -58,11 +61,34 @@ final class SemaphoreIndex {
 
   /** Adds a semaphore whose name is not in the index. */
   void add(Semaphore semaphore) {
+    addUnordered(semaphore);
+    order.add(semaphore);
+  }
+
+  /**
+   * Adds a semaphore whose name is not in the index, leaving it out of the name order until {@link
+   * #orderNames}: a restore adds every semaphore in run order, and one sort beats that many ordered
+   * inserts.
+   */
+  void addUnordered(Semaphore semaphore) {
     if ((size + 1) * 4L > table.length * 3L) {
       resize(table.length * 2);
     }
     place(table, semaphore);
     size++;
+  }
+
+  /** Rebuilds the name order from every semaphore in the index, after {@link #addUnordered}. */
+  void orderNames() {
+    Semaphore[] all = new Semaphore[size];
+    int[] n = {0};
+    forEachInRunOrder(s -> all[n[0]++] = s);
+    order.load(all, n[0]);
+  }
+
+  /** The semaphores in name order. */
+  NameOrder order() {
+    return order;
   }
 
   private static void place(Semaphore[] t, Semaphore semaphore) {
@@ -99,6 +125,7 @@ final class SemaphoreIndex {
     }
     t[hole] = null;
     size--;
+    order.remove(semaphore);
     if (table.length > MIN_CAPACITY && size * 8L < table.length) {
       resize(table.length / 2);
     }

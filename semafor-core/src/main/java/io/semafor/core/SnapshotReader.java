@@ -75,8 +75,9 @@ final class SnapshotReader {
       boolean slotted = in.readBoolean();
       Semaphore s = new Semaphore(name, Name.hash(name), value, options, slotted);
       s.outstanding = in.readLong();
-      index.add(s);
+      index.addUnordered(s);
     }
+    index.orderNames(); // not in the snapshot: rebuilt from the names
     return index;
   }
 

@@ -146,4 +146,56 @@ class MetricsTest {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"sessions\":1");
   }
+
+  /**
+   * Many semaphores beyond the cap of 2, changed between scrapes: {@code _other} keeps the sums of
+   * every semaphore without its own series, a deleted semaphore's place goes to the next one
+   * granted, and the gauges follow the first names in byte order (which the scrape reads as one
+   * list page of the name order, issue 12).
+   */
+  @Test
+  void otherSumsStayRightAfterChangesBeyondTheCap() throws Exception {
+    for (int i = 0; i < 40; i++) {
+      client.create(String.format(java.util.Locale.ROOT, "s%02d", 39 - i), 3);
+    }
+    // s39 and s38 are granted first and get their own series; 38 others grant into _other
+    for (int i = 39; i >= 0; i--) {
+      NamedSemaphore s = client.semaphore(String.format(java.util.Locale.ROOT, "s%02d", i));
+      assertThat(s.tryAcquire(1, Duration.ZERO)).isTrue();
+      assertThat(s.tryAcquire(5, Duration.ZERO)).isFalse();
+    }
+    PrometheusText m = scrape();
+    assertThat(m.value("semafor_semaphore_grants_total", "name", "s39")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_grants_total", "name", "s38")).isEqualTo(1);
+    assertThat(m.value("semafor_semaphore_grants_total", "name", "_other")).isEqualTo(38);
+    assertThat(m.value("semafor_semaphore_timeouts_total", "name", "_other")).isEqualTo(38);
+    assertThat(m.value("semafor_semaphores")).isEqualTo(40);
+    assertThat(m.value("semafor_semaphore_value", "name", "s00")).isEqualTo(2);
+    assertThat(m.value("semafor_semaphore_value", "name", "s01")).isEqualTo(2);
+
+    // deleting s39 frees its place; s00 is the next granted and takes it
+    client.semaphore("s39").delete();
+    client.semaphore("s00").delete();
+    client.create("a-first", 7);
+    assertThat(client.semaphore("s05").tryAcquire(1, Duration.ZERO)).isTrue();
+    assertThat(client.semaphore("s06").tryAcquire(1, Duration.ZERO)).isTrue();
+    PrometheusText after = scrape();
+    assertThat(after.value("semafor_semaphores")).isEqualTo(39);
+    assertThat(after.value("semafor_semaphore_grants_total", "name", "s05")).isEqualTo(1);
+    assertThat(after.value("semafor_semaphore_grants_total", "name", "_other")).isEqualTo(39);
+    assertThat(
+            after.samples().stream()
+                .filter(s -> s.name().equals("semafor_semaphore_grants_total"))
+                .map(s -> s.labels().get("name"))
+                .sorted()
+                .toList())
+        .containsExactly("_other", "s05", "s38");
+    assertThat(
+            after.samples().stream()
+                .filter(s -> s.name().equals("semafor_semaphore_value"))
+                .map(s -> s.labels().get("name") + "=" + (long) s.value())
+                .sorted()
+                .toList())
+        .containsExactly("a-first=7", "s01=2");
+  }
 }
