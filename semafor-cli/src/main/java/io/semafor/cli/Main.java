@@ -29,7 +29,27 @@ public final class Main {
     if (parallelism != null) {
       System.setProperty(COMMON_POOL_PARALLELISM, parallelism);
     }
+    // set before anything logs
+    if (clientLogging(args.length == 0 ? "" : args[0], System.getProperties())) {
+      System.setProperty(SLF4J_PROVIDER, ClientLogging.class.getName());
+      // SLF4J announces an explicitly chosen provider on stderr at its default verbosity, INFO
+      System.setProperty(SLF4J_VERBOSITY, System.getProperty(SLF4J_VERBOSITY, "WARN"));
+    }
     System.exit(execute(args));
+  }
+
+  static final String SLF4J_PROVIDER = "slf4j.provider";
+  static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
+
+  /**
+   * Whether the subcommand named {@code first} logs through {@link ClientLogging} rather than
+   * Logback: all but those that run servers or many clients, unless the user chose an SLF4J
+   * provider or a Logback configuration file (decision 0025).
+   */
+  static boolean clientLogging(String first, java.util.Properties properties) {
+    return !List.of("server", "cluster", "bench").contains(first)
+        && properties.getProperty(SLF4J_PROVIDER) == null
+        && properties.getProperty("logback.configurationFile") == null;
   }
 
   /**
