@@ -69,7 +69,8 @@ public final class Main {
 
   /** Runs the command line, {@code environment} standing for the process's environment. */
   static int execute(Map<String, String> environment, String... args) {
-    CommandLine cli = new CommandLine(new SemaforCommand());
+    // subcommands first: picocli's settings below apply to the subcommands it has then
+    CommandLine cli = SemaforCommand.commandLine(args.length == 0 ? "" : args[0]);
     cli.setExecutionExceptionHandler(Main::failed);
     cli.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
