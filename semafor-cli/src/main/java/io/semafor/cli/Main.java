@@ -71,7 +71,7 @@ public final class Main {
   static int execute(Map<String, String> environment, String... args) {
     // subcommands first: picocli's settings below apply to the subcommands it has then
     CommandLine cli = SemaforCommand.commandLine(args.length == 0 ? "" : args[0]);
-    cli.setExecutionExceptionHandler(Main::failed);
+    cli.setExecutionExceptionHandler(new Failed());
     cli.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     if (args.length > 0 && args[0].equals("server")) {
@@ -84,6 +84,18 @@ public final class Main {
       }
     }
     return cli.execute(args);
+  }
+
+  /**
+   * {@link #failed} as a named class, not a method reference: picocli's interfaces are Java 5 class
+   * files, and a lambda implementing one keeps it out of the CDS archive (decision 0025).
+   */
+  private static final class Failed implements CommandLine.IExecutionExceptionHandler {
+    @Override
+    public int handleExecutionException(
+        Exception e, CommandLine command, CommandLine.ParseResult parseResult) {
+      return failed(e, command, parseResult);
+    }
   }
 
   private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parseResult) {
