@@ -148,6 +148,18 @@ class DistTest {
         assertThat(get.out()).as("%s archive", b.getKey()).isEqualTo("3");
         assertThat(get.err()).as("%s archive", b.getKey()).isEmpty();
       }
+      // older than the jar: stale (a build that skipped it), the launcher leaves it out
+      Path stale = copyOfRelease("stale");
+      Files.setLastModifiedTime(
+          stale.resolve("lib/semafor.jsa"),
+          java.nio.file.attribute.FileTime.fromMillis(
+              Files.getLastModifiedTime(home.resolve("lib/semafor.jar")).toMillis() - 60_000));
+      Finished old =
+          semaforIn(
+              stale, Map.of("SEMAFOR_JAVA_OPTS", "-Xshare:on"), "get", "cds", "--server", address);
+      assertThat(old.out()).as(old.err()).isEqualTo("3");
+      assertThat(old.err()).isEmpty();
+
       Path none = copyOfRelease("none");
       Files.delete(none.resolve("lib/semafor.jsa"));
       Finished without = semaforIn(none, Map.of(), "get", "cds", "--server", address);
