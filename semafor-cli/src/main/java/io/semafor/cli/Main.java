@@ -29,7 +29,27 @@ public final class Main {
     if (parallelism != null) {
       System.setProperty(COMMON_POOL_PARALLELISM, parallelism);
     }
+    // set before anything logs
+    if (clientLogging(args.length == 0 ? "" : args[0], System.getProperties())) {
+      System.setProperty(SLF4J_PROVIDER, ClientLogging.class.getName());
+      // SLF4J announces an explicitly chosen provider on stderr at its default verbosity, INFO
+      System.setProperty(SLF4J_VERBOSITY, System.getProperty(SLF4J_VERBOSITY, "WARN"));
+    }
     System.exit(execute(args));
+  }
+
+  static final String SLF4J_PROVIDER = "slf4j.provider";
+  static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
+
+  /**
+   * Whether the subcommand named {@code first} logs through {@link ClientLogging} rather than
+   * Logback: all but those that run servers or many clients, unless the user chose an SLF4J
+   * provider or a Logback configuration file (decision 0025).
+   */
+  static boolean clientLogging(String first, java.util.Properties properties) {
+    return !List.of("server", "cluster", "bench").contains(first)
+        && properties.getProperty(SLF4J_PROVIDER) == null
+        && properties.getProperty("logback.configurationFile") == null;
   }
 
   /**
@@ -49,8 +69,9 @@ public final class Main {
 
   /** Runs the command line, {@code environment} standing for the process's environment. */
   static int execute(Map<String, String> environment, String... args) {
-    CommandLine cli = new CommandLine(new SemaforCommand());
-    cli.setExecutionExceptionHandler(Main::failed);
+    // subcommands first: picocli's settings below apply to the subcommands it has then
+    CommandLine cli = SemaforCommand.commandLine(args.length == 0 ? "" : args[0]);
+    cli.setExecutionExceptionHandler(new Failed());
     cli.setParameterExceptionHandler(CommandLines.oneLineUsageErrors());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     if (args.length > 0 && args[0].equals("server")) {
@@ -63,6 +84,18 @@ public final class Main {
       }
     }
     return cli.execute(args);
+  }
+
+  /**
+   * {@link #failed} as a named class, not a method reference: picocli's interfaces are Java 5 class
+   * files, and a lambda implementing one keeps it out of the CDS archive (decision 0025).
+   */
+  private static final class Failed implements CommandLine.IExecutionExceptionHandler {
+    @Override
+    public int handleExecutionException(
+        Exception e, CommandLine command, CommandLine.ParseResult parseResult) {
+      return failed(e, command, parseResult);
+    }
   }
 
   private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parseResult) {

@@ -53,6 +53,9 @@ class DistTest {
   void theTarballHasTheLayoutTheDocsDescribe() {
     assertThat(home.resolve("bin/semafor")).isRegularFile().isExecutable();
     assertThat(home.resolve("lib/semafor.jar")).isRegularFile();
+    assertThat(home.resolve("lib/semafor.jsa"))
+        .as("the CDS archive (decision 0025)")
+        .isRegularFile();
     assertThat(home.resolve("conf/semafor.conf")).isRegularFile();
     assertThat(home.resolve("systemd/semafor.service")).isRegularFile();
     assertThat(home.resolve("docs/operations.md")).isRegularFile();
@@ -94,22 +97,9 @@ class DistTest {
 
   @Test
   void aServerAndClientsRunFromTheUnpackedTarball() throws Exception {
-    Path log = unpacked.resolve("server.log");
-    Process server =
-        builder(
-                List.of(
-                    "server",
-                    "--config",
-                    home.resolve("conf/semafor.conf").toString(),
-                    "--port",
-                    "0",
-                    "--admin-port",
-                    "-1"))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+    Process server = startServer("server.log");
     try {
-      String address = awaitListening(server, log);
+      String address = awaitListening(server, unpacked.resolve("server.log"));
       Finished create = semafor("create", "x", "1", "--server", address);
       assertThat(create.status()).as(create.err()).isZero();
       Finished inc = semafor("inc", "x", "--server", address);
@@ -117,14 +107,135 @@ class DistTest {
       Finished get = semafor("get", "x", "--server", address);
       assertThat(get.status()).as(get.err()).isZero();
       assertThat(get.out()).isEqualTo("2");
+      assertThat(get.err()).isEmpty();
     } finally {
-      // bin/semafor execs java, so this PID is the server's JVM: SIGTERM stops it gracefully
-      server.destroy();
-      if (!server.waitFor(20, TimeUnit.SECONDS)) {
-        server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      stop(server);
+    }
+  }
+
+  /**
+   * Client commands run with lib/semafor.jsa (decision 0025) when it matches the JVM, and print
+   * exactly what they would without it when it does not: a corrupt or cut archive, another JVM's
+   * (every other JDK under /usr/lib/jvm), or none. Not timed: docs/benchmarks.md has the figures.
+   */
+  @Test
+  void clientCommandsUseTheCdsArchiveAndIgnoreAMismatchedOneSilently() throws Exception {
+    Process server = startServer("cds-server.log");
+    try {
+      String address = awaitListening(server, unpacked.resolve("cds-server.log"));
+      Finished create = semafor("create", "cds", "3", "--server", address);
+      assertThat(create.status()).as(create.err()).isZero();
+
+      // -Xshare:on (after the launcher's -Xshare:auto) makes an unusable archive fatal
+      Finished shared =
+          semaforIn(
+              home, Map.of("SEMAFOR_JAVA_OPTS", "-Xshare:on"), "get", "cds", "--server", address);
+      assertThat(shared.status()).as("the archive is used: %s", shared.err()).isZero();
+      assertThat(shared.out()).isEqualTo("3");
+      assertThat(shared.err()).isEmpty();
+
+      byte[] archive = Files.readAllBytes(home.resolve("lib/semafor.jsa"));
+      Map<String, byte[]> broken =
+          Map.of(
+              "garbage", "not a CDS archive\n".repeat(1000).getBytes(StandardCharsets.UTF_8),
+              "cut", Arrays.copyOf(archive, 64 * 1024),
+              "empty", new byte[0]);
+      for (Map.Entry<String, byte[]> b : broken.entrySet()) {
+        Path copy = copyOfRelease(b.getKey());
+        Files.write(copy.resolve("lib/semafor.jsa"), b.getValue());
+        Finished get = semaforIn(copy, Map.of(), "get", "cds", "--server", address);
+        assertThat(get.status()).as("%s archive: %s", b.getKey(), get.err()).isZero();
+        assertThat(get.out()).as("%s archive", b.getKey()).isEqualTo("3");
+        assertThat(get.err()).as("%s archive", b.getKey()).isEmpty();
       }
+      // older than the jar: stale (a build that skipped it), the launcher leaves it out
+      Path stale = copyOfRelease("stale");
+      Files.setLastModifiedTime(
+          stale.resolve("lib/semafor.jsa"),
+          java.nio.file.attribute.FileTime.fromMillis(
+              Files.getLastModifiedTime(home.resolve("lib/semafor.jar")).toMillis() - 60_000));
+      Finished old =
+          semaforIn(
+              stale, Map.of("SEMAFOR_JAVA_OPTS", "-Xshare:on"), "get", "cds", "--server", address);
+      assertThat(old.out()).as(old.err()).isEqualTo("3");
+      assertThat(old.err()).isEmpty();
+
+      Path none = copyOfRelease("none");
+      Files.delete(none.resolve("lib/semafor.jsa"));
+      Finished without = semaforIn(none, Map.of(), "get", "cds", "--server", address);
+      assertThat(without.out()).as(without.err()).isEqualTo("3");
+      assertThat(without.err()).isEmpty();
+
+      for (Path otherJava : otherJdks()) {
+        Finished get =
+            semaforIn(
+                home, Map.of("JAVA_HOME", otherJava.toString()), "get", "cds", "--server", address);
+        assertThat(get.status()).as("%s: %s", otherJava, get.err()).isZero();
+        assertThat(get.out()).as(otherJava.toString()).isEqualTo("3");
+        assertThat(get.err()).as(otherJava.toString()).isEmpty();
+      }
+    } finally {
+      stop(server);
+    }
+  }
+
+  /** {@code bin/semafor server} on 127.0.0.1, any free port, logging to {@code log}. */
+  private static Process startServer(String log) throws Exception {
+    return builder(
+            home,
+            List.of(
+                "server",
+                "--config",
+                home.resolve("conf/semafor.conf").toString(),
+                "--port",
+                "0",
+                "--admin-port",
+                "-1"))
+        .redirectErrorStream(true)
+        .redirectOutput(unpacked.resolve(log).toFile())
+        .start();
+  }
+
+  private static void stop(Process server) throws InterruptedException {
+    // bin/semafor execs java, so this PID is the server's JVM: SIGTERM stops it gracefully
+    server.destroy();
+    if (!server.waitFor(20, TimeUnit.SECONDS)) {
+      server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
     assertThat(server.isAlive()).isFalse();
+  }
+
+  /** A release beside the unpacked one: its own bin/semafor and archive, the same jar (linked). */
+  private static Path copyOfRelease(String name) throws Exception {
+    Path copy = Files.createDirectories(unpacked.resolve("copies").resolve(name));
+    Files.createDirectories(copy.resolve("bin"));
+    Files.createDirectories(copy.resolve("lib"));
+    Files.copy(home.resolve("bin/semafor"), copy.resolve("bin/semafor"));
+    Files.createLink(copy.resolve("lib/semafor.jar"), home.resolve("lib/semafor.jar"));
+    Files.copy(home.resolve("lib/semafor.jsa"), copy.resolve("lib/semafor.jsa"));
+    return copy;
+  }
+
+  /** The JDKs under /usr/lib/jvm other than the one running this test (none elsewhere). */
+  private static List<Path> otherJdks() throws Exception {
+    Path jvms = Path.of("/usr/lib/jvm");
+    List<Path> others = new ArrayList<>();
+    if (!Files.isDirectory(jvms)) {
+      return others;
+    }
+    Path self = Path.of(System.getProperty("java.home")).toRealPath();
+    Set<Path> seen = new TreeSet<>();
+    try (var dirs = Files.list(jvms)) {
+      for (Path dir : dirs.sorted().toList()) {
+        if (Files.isExecutable(dir.resolve("bin/java"))) {
+          Path real = dir.toRealPath();
+          if (!real.equals(self) && seen.add(real)) {
+            others.add(real);
+          }
+        }
+      }
+    }
+    return others;
   }
 
   @Test
@@ -188,13 +299,21 @@ class DistTest {
   }
 
   private static Finished semafor(String... args) throws Exception {
-    return finish(builder(Arrays.asList(args)).start());
+    return semaforIn(home, Map.of(), args);
   }
 
-  /** {@code bin/semafor ARGS...} with this JVM's Java as JAVA_HOME. */
-  private static ProcessBuilder builder(List<String> args) {
+  /** {@code release/bin/semafor ARGS...}, {@code env} added to the environment. */
+  private static Finished semaforIn(Path release, Map<String, String> env, String... args)
+      throws Exception {
+    ProcessBuilder builder = builder(release, Arrays.asList(args));
+    builder.environment().putAll(env);
+    return finish(builder.start());
+  }
+
+  /** {@code release/bin/semafor ARGS...} with this JVM's Java as JAVA_HOME. */
+  private static ProcessBuilder builder(Path release, List<String> args) {
     List<String> command = new ArrayList<>();
-    command.add(home.resolve("bin/semafor").toString());
+    command.add(release.resolve("bin/semafor").toString());
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command).directory(unpacked.toFile());
     Map<String, String> env = builder.environment();

@@ -17,7 +17,17 @@ public final class CommandLines {
    * usage-error status (2).
    */
   public static CommandLine.IParameterExceptionHandler oneLineUsageErrors() {
-    return (e, args) -> {
+    return new OneLineUsageErrors();
+  }
+
+  /**
+   * A named class, not a lambda: picocli's interfaces are Java 5 class files, and a lambda
+   * implementing one keeps it (and picocli's own handlers) out of the CLI's CDS archive (decision
+   * 0025).
+   */
+  private static final class OneLineUsageErrors implements CommandLine.IParameterExceptionHandler {
+    @Override
+    public int handleParseException(CommandLine.ParameterException e, String[] args) {
       CommandLine line = e.getCommandLine();
       PrintWriter err = line.getErr();
       String command = line.getCommandSpec().qualifiedName();
@@ -26,7 +36,7 @@ public final class CommandLines {
       err.println("Try '" + command + " --help' for more information.");
       err.flush();
       return line.getCommandSpec().exitCodeOnInvalidInput();
-    };
+    }
   }
 
   /**
