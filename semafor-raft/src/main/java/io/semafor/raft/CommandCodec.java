@@ -225,17 +225,9 @@ final class CommandCodec {
       out.writeLong(i.from().holders());
       out.writeLong(i.from().leases());
       out.writeInt(i.budgetBytes());
-    } else if (query instanceof Query.ListNames l && l.withStatus()) {
-      out.writeByte(6);
-      writeName(out, l.prefix());
-      out.writeInt(l.limit());
-      Name after = l.after();
-      out.writeBoolean(after != null);
-      if (after != null) {
-        writeName(out, after);
-      }
     } else if (query instanceof Query.ListNames l) {
-      out.writeByte(3);
+      // tag 3 is a list of names alone, also what logs written before statuses were asked hold
+      out.writeByte(l.withStatus() ? 6 : 3);
       writeName(out, l.prefix());
       out.writeInt(l.limit());
       Name after = l.after();
@@ -257,11 +249,11 @@ final class CommandCodec {
     return switch (tag) {
       case 1 -> new Query.Get(readName(in));
       case 2 -> new Query.Inspect(readName(in));
-      case 3 -> {
+      case 3, 6 -> {
         Name prefix = readName(in);
         int limit = in.readInt();
         @Nullable Name after = in.readBoolean() ? readName(in) : null;
-        yield new Query.ListNames(prefix, limit, after);
+        yield new Query.ListNames(prefix, limit, after, tag == 6);
       }
       case 4 -> {
         Name name = readName(in);
@@ -270,12 +262,6 @@ final class CommandCodec {
         yield new Query.Inspect(name, limit, from, in.readInt());
       }
       case 5 -> new Query.ListSessions(in.readInt(), in.readLong());
-      case 6 -> {
-        Name prefix = readName(in);
-        int limit = in.readInt();
-        @Nullable Name after = in.readBoolean() ? readName(in) : null;
-        yield new Query.ListNames(prefix, limit, after, true);
-      }
       default -> throw new IOException("unknown query tag " + tag);
     };
   }
