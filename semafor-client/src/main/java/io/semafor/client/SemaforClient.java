@@ -136,7 +136,7 @@ public final class SemaforClient implements AutoCloseable {
     for (com.google.protobuf.ByteString name : page.getNamesList()) {
       out.add(name.toString(StandardCharsets.UTF_8));
     }
-    return page.getNamesCount() == PAGE;
+    return page.getMore();
   }
 
   /**
@@ -161,16 +161,16 @@ public final class SemaforClient implements AutoCloseable {
                     out.get(out.size() - 1).name(), StandardCharsets.UTF_8))
             .setHasAfter(true);
       }
-      List<SemaphoreInfo> got = Infos.statuses(rpc.read(Read.newBuilder().setListNames(page)));
-      out.addAll(got);
-      if (got.size() < STATUS_PAGE) {
+      io.semafor.protocol.v1.ReadResponse read = rpc.read(Read.newBuilder().setListNames(page));
+      out.addAll(Infos.statuses(read));
+      if (!read.getNames().getMore()) {
         return out;
       }
     }
   }
 
-  /** Names with statuses per page: a status with a 1 KiB name is about 1.1 KiB on the wire. */
-  private static final int STATUS_PAGE = 200;
+  /** Names with statuses asked per page; the server stops a page earlier at its byte budget. */
+  private static final int STATUS_PAGE = 1000;
 
   /**
    * Every live session, in id order, with its client (name, host, PID), TTL, age and counts: what

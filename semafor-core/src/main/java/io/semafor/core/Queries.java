@@ -349,6 +349,8 @@ final class Queries {
     }
     List<Name> names = new ArrayList<>(Math.min(q.limit(), 64));
     List<Result.SemaphoreStatus> statuses = new ArrayList<>();
+    long[] counted = {0};
+    boolean[] more = {false};
     engine
         .semaphores
         .order()
@@ -360,12 +362,22 @@ final class Queries {
               if (!name.startsWith(prefix)) {
                 return false; // past the names with the prefix: they are contiguous
               }
+              int bytes =
+                  Query.ListNames.NAME_BYTES
+                      + name.length()
+                      + (q.withStatus() ? Query.ListNames.STATUS_BYTES + name.length() : 0);
+              if (names.size() == q.limit()
+                  || (!names.isEmpty() && counted[0] + bytes > Query.ListNames.BUDGET_BYTES)) {
+                more[0] = true; // one step past the page: another name follows
+                return false;
+              }
+              counted[0] += bytes;
               names.add(name);
               if (q.withStatus()) {
                 statuses.add(status(s));
               }
-              return names.size() < q.limit();
+              return true;
             });
-    return new Result.NameList(names, statuses);
+    return new Result.NameList(names, statuses, more[0]);
   }
 }

@@ -91,6 +91,22 @@ public sealed interface Query {
    */
   record ListNames(Name prefix, int limit, @Nullable Name after, boolean withStatus)
       implements Query {
+    /**
+     * What one page's entries may add up to, counted as upper bounds of their encoded size: half
+     * the default 1 MiB frame, as for {@link Inspect}, so that a page of long names with their
+     * statuses still fits a client's frame. A page always shows at least one name.
+     */
+    public static final int BUDGET_BYTES = 512 * 1024;
+
+    /** Bytes counted for a name, plus its own bytes: its tag and length. */
+    public static final int NAME_BYTES = 4;
+
+    /**
+     * Bytes counted for a name's status, plus the name's bytes again: the status message's tag and
+     * length, its numbers as 10-byte varints with their tags, and its options.
+     */
+    public static final int STATUS_BYTES = 130;
+
     /** Names only. */
     public ListNames(Name prefix, int limit, @Nullable Name after) {
       this(prefix, limit, after, false);

@@ -260,16 +260,17 @@ public sealed interface Result {
       int unacked) {}
 
   /** {@code list}: names in byte order. */
-  record NameList(List<Name> names, List<SemaphoreStatus> statuses) implements Result {
+  record NameList(List<Name> names, List<SemaphoreStatus> statuses, boolean more)
+      implements Result {
     /** Copies the lists. */
     public NameList {
       names = List.copyOf(names);
       statuses = List.copyOf(statuses);
     }
 
-    /** Names without their statuses. */
+    /** A last page of names without their statuses. */
     public NameList(List<Name> names) {
-      this(names, List.of());
+      this(names, List.of(), false);
     }
   }
 }

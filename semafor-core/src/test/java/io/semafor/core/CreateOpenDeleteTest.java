@@ -144,4 +144,37 @@ class CreateOpenDeleteTest {
     Result result = h.query(new Query.ListNames(Name.of("b/"), 10, null));
     assertThat(((Result.NameList) result).names()).containsExactly(Name.of("b/1"), Name.of("b/2"));
   }
+
+  @Test
+  void aListPageStopsAtItsByteBudgetAndSaysMoreFollow() {
+    int perName = Query.ListNames.NAME_BYTES + 1_000 + Query.ListNames.STATUS_BYTES + 1_000;
+    int fit = Query.ListNames.BUDGET_BYTES / perName;
+    for (int i = 0; i < fit + 5; i++) {
+      c.create(String.format("%04d", i) + "n".repeat(996), 0);
+    }
+
+    Result.NameList page =
+        (Result.NameList) h.query(new Query.ListNames(Name.of(""), 10_000, null, true));
+    Result.NameList last =
+        (Result.NameList)
+            h.query(
+                new Query.ListNames(
+                    Name.of(""), 10_000, page.names().get(page.names().size() - 1), true));
+
+    assertThat(page.names()).hasSize(fit);
+    assertThat(page.statuses()).hasSize(fit);
+    assertThat(page.more()).isTrue();
+    assertThat(last.names()).hasSize(5);
+    assertThat(last.more()).isFalse();
+  }
+
+  @Test
+  void aListPageThatStopsAtItsLimitSaysMoreFollowOnlyIfAnotherNameDoes() {
+    c.create("b/1", 0);
+    c.create("b/2", 0);
+    Result.NameList full = (Result.NameList) h.query(new Query.ListNames(Name.of("b/"), 2, null));
+    Result.NameList cut = (Result.NameList) h.query(new Query.ListNames(Name.of("b/"), 1, null));
+    assertThat(full.more()).isFalse();
+    assertThat(cut.more()).isTrue();
+  }
 }

@@ -40,6 +40,23 @@ class ClientOperationsTest {
   }
 
   @Test
+  void listingLongNamesReadsEveryPageTheServersByteBudgetCutShort() {
+    // 1,200 names of 1,000 bytes: a page of names stops at about 500 of them, with statuses at
+    // about 240, so both lists take several pages that end before their limit
+    List<String> created = new ArrayList<>();
+    for (int i = 0; i < 1_200; i++) {
+      String name = String.format("%04d", i) + "n".repeat(996);
+      client.create(name, i % 3);
+      created.add(name);
+    }
+
+    assertThat(client.list("")).containsExactlyElementsOf(created);
+    assertThat(client.listSemaphores(""))
+        .extracting(SemaphoreInfo::name)
+        .containsExactlyElementsOf(created);
+  }
+
+  @Test
   void createSaysWhetherItCreatedAndOpensAnExistingOneUnchanged() {
     NamedSemaphore printers = client.semaphore("printers");
     assertThat(printers.create(3)).isTrue();

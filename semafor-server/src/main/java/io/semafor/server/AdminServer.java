@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -169,14 +170,23 @@ final class AdminServer implements AutoCloseable {
     if (limit < 1) {
       return out;
     }
-    Reply listed =
-        read.apply(new Query.ListNames(Name.of(""), limit, null))
-            .get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    if (!(listed.result() instanceof Result.NameList names)) {
-      return out;
+    List<Name> names = new ArrayList<>();
+    @Nullable Name after = null;
+    while (names.size() < limit) { // a page stops early at its byte budget: page on
+      Reply listed =
+          read.apply(new Query.ListNames(Name.of(""), limit - names.size(), after))
+              .get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      if (!(listed.result() instanceof Result.NameList page) || page.names().isEmpty()) {
+        break;
+      }
+      names.addAll(page.names());
+      after = page.names().get(page.names().size() - 1);
+      if (!page.more()) {
+        break;
+      }
     }
     List<CompletableFuture<Reply>> gets = new ArrayList<>();
-    for (Name name : names.names()) {
+    for (Name name : names) {
       gets.add(read.apply(new Query.Get(name)));
     }
     for (CompletableFuture<Reply> get : gets) {

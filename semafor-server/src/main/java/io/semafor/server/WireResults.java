@@ -135,7 +135,7 @@ final class WireResults {
     } else if (result instanceof Result.SemaphoreDetail d) {
       b.setDetail(detail(d, logTime));
     } else if (result instanceof Result.NameList n) {
-      NameList.Builder names = NameList.newBuilder();
+      NameList.Builder names = NameList.newBuilder().setMore(n.more());
       for (Name name : n.names()) {
         names.addNames(bytes(name));
       }

@@ -126,6 +126,35 @@ class InspectPageWireTest {
   }
 
   @Test
+  void aListPageOfTheLongestNamesWithTheirStatusesFitsWellWithinAFrame() {
+    List<Name> names = new ArrayList<>();
+    List<Result.SemaphoreStatus> statuses = new ArrayList<>();
+    long counted = 0;
+    int entryBytes = Query.ListNames.NAME_BYTES + 1_024 + Query.ListNames.STATUS_BYTES + 1_024;
+    while (counted + entryBytes <= Query.ListNames.BUDGET_BYTES) {
+      Result.SemaphoreStatus status = status(1_024);
+      names.add(status.name());
+      statuses.add(status);
+      counted += entryBytes;
+    }
+    ServerFrame frame =
+        ServerFrame.newBuilder()
+            .setReadResponse(
+                WireResults.readResponse(
+                    Long.MAX_VALUE,
+                    new Reply(0, 0, Long.MAX_VALUE, new Result.NameList(names, statuses, true)),
+                    LOG_TIME))
+            .build();
+
+    assertThat(frame.getSerializedSize())
+        .isLessThanOrEqualTo(Frames.DEFAULT_MAX_FRAME_BYTES * 3 / 4);
+    assertThat(
+            CodedOutputStream.computeMessageSize(
+                2, frame.getReadResponse().getNames().getStatuses(0)))
+        .isLessThanOrEqualTo(Query.ListNames.STATUS_BYTES + 1_024);
+  }
+
+  @Test
   void anInspectionThatNamesNoPageAsksForTheFirstPageBudgetedAtHalfTheFrame()
       throws WireRequests.Malformed {
     Read bare =
