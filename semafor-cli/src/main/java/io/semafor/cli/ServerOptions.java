@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -69,15 +70,13 @@ final class ServerOptions {
     private static final long serialVersionUID = 1L;
 
     Unreachable(String server, Throwable cause) {
-      super("cannot reach a Semafor server at " + server + " (" + rootMessage(cause) + ")", cause);
-    }
-
-    private static String rootMessage(Throwable t) {
-      Throwable root = t;
-      while (root.getCause() != null) {
-        root = root.getCause();
-      }
-      return String.valueOf(root.getMessage());
+      super(
+          "cannot reach a Semafor server at "
+              + server
+              + " ("
+              + CommandLines.rootMessage(cause)
+              + ")",
+          cause);
     }
   }
 }

@@ -66,11 +66,8 @@ class ListNamesProperties {
         .ofMaxSize(20);
   }
 
-  @Property(tries = 150)
-  void pagesEqualTheNaiveSortedAnswer(
-      @ForAll("changes") List<Change> changes, @ForAll("pages") List<Page> pages)
-      throws IOException {
-    Harness h = new Harness();
+  /** Applies {@code changes} to {@code h}'s machine; returns the names they leave. */
+  private static NavigableSet<Name> apply(List<Change> changes, Harness h) {
     TestClient c = h.connect();
     TreeSet<Name> model = new TreeSet<>();
     for (Change change : changes) {
@@ -83,6 +80,15 @@ class ListNamesProperties {
         model.remove(name);
       }
     }
+    return model;
+  }
+
+  @Property(tries = 150)
+  void pagesEqualTheNaiveSortedAnswer(
+      @ForAll("changes") List<Change> changes, @ForAll("pages") List<Page> pages)
+      throws IOException {
+    Harness h = new Harness();
+    NavigableSet<Name> model = apply(changes, h);
     checkPages(h.machine, model, pages);
     checkPages(restored(h.machine), model, pages);
   }
@@ -91,18 +97,7 @@ class ListNamesProperties {
   void pagingWithTheCursorShowsEveryNameWithThePrefixOnce(
       @ForAll("changes") List<Change> changes, @ForAll("names") String prefix) {
     Harness h = new Harness();
-    TestClient c = h.connect();
-    TreeSet<Name> model = new TreeSet<>();
-    for (Change change : changes) {
-      Name name = Name.of(change.name());
-      if (change.create()) {
-        c.call(new Operation.Create(name, 0, SemaphoreOptions.DEFAULT));
-        model.add(name);
-      } else {
-        c.call(new Operation.Delete(name));
-        model.remove(name);
-      }
-    }
+    NavigableSet<Name> model = apply(changes, h);
     for (String p : List.of("", prefix.substring(0, 1), prefix)) {
       Name pre = Name.of(p);
       List<Name> seen = new ArrayList<>();
