@@ -13,9 +13,21 @@ public sealed interface Command {
 
   /**
    * Opens a session that lives until closed or until {@code ttl} passes without a sign of life.
-   * Answers {@link Result.SessionOpened} with the new session's id.
+   * Answers {@link Result.SessionOpened} with the new session's id. {@code owner} says who may
+   * resume it. {@code idEntropy}, drawn by the edge from a secure random source, keys the machine's
+   * ids the first time one comes (docs/security.md#ids); later ones are ignored, so every replica
+   * keys its ids alike.
    */
-  record OpenSession(long ttl, ClientInfo client) implements Command {
+  record OpenSession(long ttl, ClientInfo client, SessionOwner owner, Secret idEntropy)
+      implements Command {
+    /**
+     * A session owned by nobody in particular, without a resume secret or id entropy (tests, and
+     * log entries written before sessions had owners).
+     */
+    public OpenSession(long ttl, ClientInfo client) {
+      this(ttl, client, SessionOwner.NONE, Secret.NONE);
+    }
+
     /** A session whose client said nothing about itself. */
     public OpenSession(long ttl) {
       this(ttl, ClientInfo.NONE);

@@ -20,7 +20,12 @@ public sealed interface Effect {
   record CancelTimer(TimerKey timer) implements Effect {}
 
   /** Track the session's liveness: propose its expiry when {@code ttl} passes without a sign. */
-  record SessionStarted(long sessionId, long ttl) implements Effect {}
+  record SessionStarted(long sessionId, long ttl, SessionOwner owner) implements Effect {
+    /** A session owned by nobody in particular. */
+    public SessionStarted(long sessionId, long ttl) {
+      this(sessionId, ttl, SessionOwner.NONE);
+    }
+  }
 
   /** The session is gone; stop tracking it and fail its connection's pending calls. */
   record SessionEnded(long sessionId) implements Effect {}

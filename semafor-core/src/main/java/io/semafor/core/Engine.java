@@ -34,6 +34,12 @@ final class Engine {
   long lastSessionId;
   long lastPermitId;
 
+  /**
+   * Makes session and lease ids unguessable once set; null until the first session opened with
+   * entropy (a machine fed no entropy, as in tests, numbers them 1, 2, 3…).
+   */
+  @Nullable IdCipher ids;
+
   private final ArrayList<Effect> effects = new ArrayList<>();
   private final ArrayList<Semaphore> touched = new ArrayList<>();
   private final ArrayList<WaitList> readyLists = new ArrayList<>();
@@ -49,6 +55,43 @@ final class Engine {
 
   long nextToken() {
     return ++lastToken;
+  }
+
+  /**
+   * Keys the ids with {@code entropy}, unless they are keyed already or it is {@link Secret#NONE}.
+   */
+  void keyIds(Secret entropy) {
+    if (ids == null && !entropy.isNone()) {
+      ids = new IdCipher(entropy);
+    }
+  }
+
+  /** A new session's id: never 0, never a live session's. */
+  long nextSessionId() {
+    IdCipher cipher = ids;
+    if (cipher == null) {
+      return ++lastSessionId;
+    }
+    while (true) {
+      long id = cipher.id(++lastSessionId);
+      if (id != 0 && sessions.get(id) == null) {
+        return id;
+      }
+    }
+  }
+
+  /** A new lease's permit id: never 0, never a live lease's. */
+  long nextPermitId() {
+    IdCipher cipher = ids;
+    if (cipher == null) {
+      return ++lastPermitId;
+    }
+    while (true) {
+      long id = cipher.id(++lastPermitId);
+      if (id != 0 && !leases.containsKey(id)) {
+        return id;
+      }
+    }
   }
 
   /**

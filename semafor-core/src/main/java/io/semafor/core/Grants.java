@@ -37,7 +37,7 @@ final class Grants {
   Reply lease(
       Session session, long requestId, long seq, Semaphore semaphore, long amount, long ttl) {
     long token = engine.nextToken();
-    long permitId = ++engine.lastPermitId;
+    long permitId = engine.nextPermitId();
     semaphore.value -= amount;
     semaphore.outstanding += amount;
     engine.touch(semaphore);

@@ -1,5 +1,7 @@
 package io.semafor.core;
 
+import org.jspecify.annotations.Nullable;
+
 /** {@code renew}, {@code releaseLease}, {@code ExpireLease}, and the end of a lease. */
 final class LeaseCommands {
   private final Engine engine;
@@ -13,7 +15,7 @@ final class LeaseCommands {
     if (failure != null) {
       return engine.answer(session, requestId, failure);
     }
-    Lease lease = engine.leases.get(op.permitId());
+    Lease lease = onNamed(engine.leases.get(op.permitId()), op.name());
     if (lease == null) {
       return engine.answer(
           session,
@@ -31,11 +33,18 @@ final class LeaseCommands {
 
   /** Idempotent, from any session: says whether there was a lease to release. */
   Reply release(Session session, long requestId, Operation.ReleaseLease op) {
-    Lease lease = engine.leases.get(op.permitId());
+    Lease lease = onNamed(engine.leases.get(op.permitId()), op.name());
     if (lease != null) {
       end(lease);
     }
     return engine.answer(session, requestId, new Result.LeaseReleased(lease != null));
+  }
+
+  /** {@code lease} if it is on the semaphore named {@code name} (or no name was given). */
+  private static @Nullable Lease onNamed(@Nullable Lease lease, @Nullable Name name) {
+    return lease == null || name == null || Name.wrap(lease.semaphore.name).equals(name)
+        ? lease
+        : null;
   }
 
   /** Ends a lease whose end has come in log time; a renewed lease is re-armed instead. */

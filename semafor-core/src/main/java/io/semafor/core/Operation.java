@@ -1,6 +1,7 @@
 package io.semafor.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operations of docs/semantics.md#operations, each carried by a {@link Command.Request}.
@@ -53,11 +54,28 @@ public sealed interface Operation {
   /** Gives back the one owned permit holding {@code slot}. */
   record ReleaseSlot(Name name, long slot) implements Operation {}
 
-  /** Moves a lease's end to {@code ttl} from now. */
-  record RenewLease(long permitId, long ttl) implements Operation {}
+  /**
+   * Moves a lease's end to {@code ttl} from now. {@code name}, if given, is the lease's semaphore:
+   * a lease on another one is not found, so that permission to renew on one name does not reach
+   * leases on others. Null only in log entries written before requests named it.
+   */
+  record RenewLease(long permitId, long ttl, @Nullable Name name) implements Operation {
+    /** Renews a lease whatever its semaphore. */
+    public RenewLease(long permitId, long ttl) {
+      this(permitId, ttl, null);
+    }
+  }
 
-  /** Ends a lease now; idempotent, and allowed from any session. */
-  record ReleaseLease(long permitId) implements Operation {}
+  /**
+   * Ends a lease now; idempotent, and allowed from any session. {@code name}, if given, is the
+   * lease's semaphore: a lease on another one is not released (as if it did not exist).
+   */
+  record ReleaseLease(long permitId, @Nullable Name name) implements Operation {
+    /** Releases a lease whatever its semaphore. */
+    public ReleaseLease(long permitId) {
+      this(permitId, null);
+    }
+  }
 
   /** Adds an asynchronous partial decrement to WaitMany list {@code listId} (IRIS). */
   record AddToWaitMany(long listId, Name name, long amount) implements Operation {}

@@ -319,6 +319,7 @@ final class Queries {
           new Result.SessionView(
               s.id,
               s.client,
+              s.owner.principal(),
               s.ttl,
               s.openedAt,
               s.lastSeen,

@@ -245,13 +245,14 @@ public sealed interface Result {
   }
 
   /**
-   * One live session: its client, TTL, when it opened and last sent a logged command (log time),
-   * how many semaphores it owns permits on (its holdings; {@code inspect} shows the amounts), its
-   * waiting requests and unacknowledged replies.
+   * One live session: its client, the principal that owns it (empty if anonymous), TTL, when it
+   * opened and last sent a logged command (log time), how many semaphores it owns permits on (its
+   * holdings; {@code inspect} shows the amounts), its waiting requests and unacknowledged replies.
    */
   record SessionView(
       long sessionId,
       ClientInfo client,
+      String principal,
       long ttl,
       long openedAt,
       long lastSeen,

@@ -268,7 +268,7 @@ public final class SemaphoreMachine {
     for (long id : engine.sessions.sortedKeys()) {
       Session s = engine.sessions.get(id);
       if (s != null) {
-        out.add(new Effect.SessionStarted(s.id, s.ttl));
+        out.add(new Effect.SessionStarted(s.id, s.ttl, s.owner));
       }
     }
     return out;

@@ -18,6 +18,9 @@ final class Session {
   /** Who the client said it is, at {@code Hello}. */
   final ClientInfo client;
 
+  /** Who may resume it. */
+  final SessionOwner owner;
+
   /** Log time at which the session was opened. */
   final long openedAt;
 
@@ -38,10 +41,11 @@ final class Session {
   /** Replies not yet acknowledged, bounded by {@code maxUnackedReplies}. */
   int unacked;
 
-  Session(long id, long ttl, ClientInfo client, long openedAt, long lastSeen) {
+  Session(long id, long ttl, ClientInfo client, SessionOwner owner, long openedAt, long lastSeen) {
     this.id = id;
     this.ttl = ttl;
     this.client = client;
+    this.owner = owner;
     this.openedAt = openedAt;
     this.lastSeen = lastSeen;
   }

@@ -25,6 +25,9 @@ final class SessionCommands {
     if (failure == null) {
       failure = command.client().check();
     }
+    if (failure == null) {
+      failure = command.owner().check();
+    }
     if (failure != null) {
       return failure;
     }
@@ -32,9 +35,11 @@ final class SessionCommands {
     if (engine.sessions.size() >= max) {
       return Check.exhausted("maxSessions", max, "no more sessions can be opened");
     }
-    long id = ++engine.lastSessionId;
-    engine.addSession(new Session(id, command.ttl(), command.client(), engine.now, engine.now));
-    engine.emit(new Effect.SessionStarted(id, command.ttl()));
+    engine.keyIds(command.idEntropy());
+    long id = engine.nextSessionId();
+    engine.addSession(
+        new Session(id, command.ttl(), command.client(), command.owner(), engine.now, engine.now));
+    engine.emit(new Effect.SessionStarted(id, command.ttl(), command.owner()));
     return new Result.SessionOpened(id, command.ttl());
   }
 

@@ -43,6 +43,9 @@ final class SnapshotReader {
     engine.lastToken = lastToken;
     engine.lastSessionId = lastSessionId;
     engine.lastPermitId = lastPermitId;
+    if (version >= 3) {
+      engine.keyIds(readSecret());
+    }
     int leases = in.readInt();
     for (int i = 0; i < leases; i++) {
       readLease(engine);
@@ -109,6 +112,10 @@ final class SnapshotReader {
     s.holders().addLease(lease);
   }
 
+  private Secret readSecret() throws IOException {
+    return new Secret(in.readLong(), in.readLong());
+  }
+
   private void readSession(Engine engine) throws IOException {
     long id = in.readLong();
     long ttl = in.readLong();
@@ -119,7 +126,11 @@ final class SnapshotReader {
       client = new ClientInfo(in.readUTF(), in.readUTF(), in.readLong());
       openedAt = in.readLong();
     }
-    Session session = new Session(id, ttl, client, openedAt, lastSeen);
+    SessionOwner owner = SessionOwner.NONE;
+    if (version >= 3) {
+      owner = new SessionOwner(in.readUTF(), readSecret());
+    }
+    Session session = new Session(id, ttl, client, owner, openedAt, lastSeen);
     session.lastRequestId = in.readLong();
     session.waiting = in.readInt();
     session.unacked = in.readInt();

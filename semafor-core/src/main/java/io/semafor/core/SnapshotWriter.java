@@ -18,7 +18,7 @@ import java.util.List;
  */
 final class SnapshotWriter {
   static final int MAGIC = 0x534d4652; // "SMFR"
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   static final byte WAITER_SINGLE = 1;
   static final byte WAITER_SEMOP = 2;
@@ -41,6 +41,9 @@ final class SnapshotWriter {
     out.writeLong(engine.lastToken);
     out.writeLong(engine.lastSessionId);
     out.writeLong(engine.lastPermitId);
+    // version 3: the id key, so a restored machine goes on with the same unguessable ids
+    IdCipher ids = engine.ids;
+    writeSecret(ids == null ? Secret.NONE : ids.key());
     writeSemaphores();
     out.writeInt(engine.leases.size());
     for (Lease lease : engine.leases.values()) {
@@ -92,6 +95,11 @@ final class SnapshotWriter {
     out.writeLong(to == null ? 0 : to.id);
   }
 
+  private void writeSecret(Secret secret) throws IOException {
+    out.writeLong(secret.hi());
+    out.writeLong(secret.lo());
+  }
+
   private void writeSession(Session session, List<Waiter> waiters) throws IOException {
     out.writeLong(session.id);
     out.writeLong(session.ttl);
@@ -101,6 +109,9 @@ final class SnapshotWriter {
     out.writeUTF(session.client.host());
     out.writeLong(session.client.pid());
     out.writeLong(session.openedAt);
+    // version 3: who may resume it
+    out.writeUTF(session.owner.principal());
+    writeSecret(session.owner.secretDigest());
     out.writeLong(session.lastRequestId);
     out.writeInt(session.waiting);
     out.writeInt(session.unacked);

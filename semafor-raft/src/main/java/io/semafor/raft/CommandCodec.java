@@ -6,8 +6,10 @@ import io.semafor.core.Name;
 import io.semafor.core.Operation;
 import io.semafor.core.Policy;
 import io.semafor.core.Query;
+import io.semafor.core.Secret;
 import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
+import io.semafor.core.SessionOwner;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -30,16 +32,27 @@ final class CommandCodec {
       out.writeLong(r.requestId());
       writeLongs(out, r.acks());
       writeOperation(out, r.operation());
-    } else if (command instanceof Command.OpenSession o && o.client().equals(ClientInfo.NONE)) {
+    } else if (command instanceof Command.OpenSession o
+        && o.client().equals(ClientInfo.NONE)
+        && o.owner().equals(SessionOwner.NONE)
+        && o.idEntropy().isNone()) {
       // tag 2, a TTL alone, is also what logs written before clients described themselves hold
       out.writeByte(2);
       out.writeLong(o.ttl());
-    } else if (command instanceof Command.OpenSession o) {
+    } else if (command instanceof Command.OpenSession o
+        && o.owner().equals(SessionOwner.NONE)
+        && o.idEntropy().isNone()) {
+      // tag 8, a TTL and a client: what logs written before sessions had owners hold
       out.writeByte(8);
       out.writeLong(o.ttl());
-      out.writeUTF(o.client().name());
-      out.writeUTF(o.client().host());
-      out.writeLong(o.client().pid());
+      writeClient(out, o.client());
+    } else if (command instanceof Command.OpenSession o) {
+      out.writeByte(9);
+      out.writeLong(o.ttl());
+      writeClient(out, o.client());
+      out.writeUTF(o.owner().principal());
+      writeSecret(out, o.owner().secretDigest());
+      writeSecret(out, o.idEntropy());
     } else if (command instanceof Command.ExpireSession e) {
       out.writeByte(3);
       out.writeLong(e.sessionId());
@@ -61,6 +74,25 @@ final class CommandCodec {
     }
   }
 
+  private static void writeClient(DataOutput out, ClientInfo client) throws IOException {
+    out.writeUTF(client.name());
+    out.writeUTF(client.host());
+    out.writeLong(client.pid());
+  }
+
+  private static ClientInfo readClient(DataInput in) throws IOException {
+    return new ClientInfo(in.readUTF(), in.readUTF(), in.readLong());
+  }
+
+  private static void writeSecret(DataOutput out, Secret secret) throws IOException {
+    out.writeLong(secret.hi());
+    out.writeLong(secret.lo());
+  }
+
+  private static Secret readSecret(DataInput in) throws IOException {
+    return new Secret(in.readLong(), in.readLong());
+  }
+
   static Command read(DataInput in) throws IOException {
     int tag = in.readByte();
     return switch (tag) {
@@ -71,9 +103,13 @@ final class CommandCodec {
       case 5 -> new Command.ExpireLease(in.readLong());
       case 6 -> new Command.Acknowledge(in.readLong(), readLongs(in));
       case 7 -> new Command.ContinueGrants();
-      case 8 ->
+      case 8 -> new Command.OpenSession(in.readLong(), readClient(in));
+      case 9 ->
           new Command.OpenSession(
-              in.readLong(), new ClientInfo(in.readUTF(), in.readUTF(), in.readLong()));
+              in.readLong(),
+              readClient(in),
+              new SessionOwner(in.readUTF(), readSecret(in)),
+              readSecret(in));
       default -> throw new IOException("unknown command tag " + tag);
     };
   }
@@ -138,12 +174,22 @@ final class CommandCodec {
       writeName(out, r.name());
       out.writeLong(r.slot());
     } else if (op instanceof Operation.RenewLease r) {
-      out.writeByte(12);
+      // tags 12 and 13, a permit id alone, are what logs written before requests named the
+      // lease's semaphore hold
+      Name name = r.name();
+      out.writeByte(name == null ? 12 : 20);
       out.writeLong(r.permitId());
       out.writeLong(r.ttl());
+      if (name != null) {
+        writeName(out, name);
+      }
     } else if (op instanceof Operation.ReleaseLease r) {
-      out.writeByte(13);
+      Name name = r.name();
+      out.writeByte(name == null ? 13 : 21);
       out.writeLong(r.permitId());
+      if (name != null) {
+        writeName(out, name);
+      }
     } else if (op instanceof Operation.AddToWaitMany a) {
       out.writeByte(14);
       out.writeLong(a.listId());
@@ -208,6 +254,8 @@ final class CommandCodec {
       case 17 -> new Operation.Cancel(in.readLong());
       case 18 -> new Operation.CloseSession();
       case 19 -> new Operation.EndSession(in.readLong());
+      case 20 -> new Operation.RenewLease(in.readLong(), in.readLong(), readName(in));
+      case 21 -> new Operation.ReleaseLease(in.readLong(), readName(in));
       default -> throw new IOException("unknown operation tag " + tag);
     };
   }

@@ -4,14 +4,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsExchange;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
+import io.semafor.server.security.Access;
+import io.semafor.server.security.Audit;
+import io.semafor.server.security.AuthFile;
+import io.semafor.server.security.Authorizer;
+import io.semafor.server.security.Principal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,11 +92,15 @@ final class AdminServer implements AutoCloseable {
               return t;
             });
     http.setExecutor(executor);
-    http.createContext("/metrics", on(reads, this::metrics));
+    boolean openMetrics = server.config().openMetrics();
+    http.createContext(
+        "/metrics",
+        on(reads, openMetrics ? this::metrics : guarded(Need.PRINCIPAL, this::metrics)));
     http.createContext("/health", this::health);
-    http.createContext("/cluster", on(reads, this::cluster));
-    http.createContext("/sessions", on(reads, this::sessions));
-    http.createContext("/cluster/members", on(changes, this::members));
+    http.createContext("/cluster", on(reads, guarded(Need.CLUSTER, this::cluster)));
+    http.createContext("/sessions", on(reads, guarded(Need.CLUSTER, this::sessions)));
+    http.createContext("/cluster/members", on(changes, guarded(Need.CLUSTER, this::members)));
+    http.createContext("/auth/reload", on(changes, guarded(Need.CLUSTER, this::reloadAuth)));
     http.start();
   }
 
@@ -133,6 +144,101 @@ final class AdminServer implements AutoCloseable {
         }
       }
     };
+  }
+
+  /** What a request must show, when the server authenticates (docs/security.md#admin). */
+  private enum Need {
+    /** Any authenticated principal. */
+    PRINCIPAL,
+    /** A principal with the {@code cluster} permission. */
+    CLUSTER
+  }
+
+  /**
+   * {@code handler}, run only for a request whose credentials (a bearer token in {@code
+   * Authorization}, or a verified client certificate) show what {@code need} says: 401
+   * UNAUTHENTICATED or 403 PERMISSION_DENIED otherwise, both audited. Without an auth file,
+   * everything passes.
+   */
+  private HttpHandler guarded(Need need, HttpHandler handler) {
+    return exchange -> {
+      Access access = server.config().security().access();
+      if (!access.enforced()) {
+        handler.handle(exchange);
+        return;
+      }
+      String address = String.valueOf(exchange.getRemoteAddress());
+      String action = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
+      Principal who;
+      try {
+        who = access.authenticate(bearer(exchange), certificatePrincipal(exchange), Instant.now());
+      } catch (Access.Refused e) {
+        Audit.record(action, Principal.ANONYMOUS, address, "UNAUTHENTICATED: " + e.reason());
+        try (exchange) {
+          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"semafor\"");
+          error(exchange, 401, "UNAUTHENTICATED", e.reason());
+        }
+        return;
+      }
+      if (need == Need.CLUSTER) {
+        String denied = Authorizer.denyCluster(access, who, action);
+        if (denied != null) {
+          Audit.record(action, who, address, "PERMISSION_DENIED: " + denied);
+          try (exchange) {
+            error(exchange, 403, "PERMISSION_DENIED", denied);
+          }
+          return;
+        }
+      }
+      exchange.setAttribute(PRINCIPAL, who);
+      handler.handle(exchange);
+    };
+  }
+
+  private static final String PRINCIPAL = "semafor.principal";
+
+  /** The principal {@link #guarded} found for {@code exchange}; anonymous without an auth file. */
+  private static Principal principalOf(HttpExchange exchange) {
+    return exchange.getAttribute(PRINCIPAL) instanceof Principal p ? p : Principal.ANONYMOUS;
+  }
+
+  /** The token of an {@code Authorization: Bearer TOKEN} header; empty if there is none. */
+  private static String bearer(HttpExchange exchange) {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return "";
+    }
+    return header.substring(7).trim();
+  }
+
+  /** The CN of the verified client certificate of an HTTPS request; null otherwise. */
+  private static @Nullable String certificatePrincipal(HttpExchange exchange) {
+    return exchange instanceof HttpsExchange https
+        ? TlsPeers.principal(https.getSSLSession())
+        : null;
+  }
+
+  /** {@code POST /auth/reload}: reads the auth file again (docs/security.md#reloading). */
+  private void reloadAuth(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!exchange.getRequestMethod().equals("POST")) {
+        error(exchange, 405, "METHOD_NOT_ALLOWED", "POST /auth/reload");
+        return;
+      }
+      String address = String.valueOf(exchange.getRemoteAddress());
+      try {
+        String summary = server.reloadAuth();
+        Audit.record("auth reload", principalOf(exchange), address, "ok: " + summary);
+        respond(
+            exchange, 200, "application/json", "{\"reloaded\":\"" + jsonEscape(summary) + "\"}\n");
+      } catch (AuthFile.Invalid e) {
+        String message = String.valueOf(e.getMessage());
+        Audit.record("auth reload", principalOf(exchange), address, "INVALID_ARGUMENT: " + message);
+        error(exchange, 400, "INVALID_ARGUMENT", message + " (the rules in force are unchanged)");
+      } catch (IllegalStateException e) {
+        error(exchange, 409, "FAILED_PRECONDITION", String.valueOf(e.getMessage()));
+      }
+    }
   }
 
   InetSocketAddress address() {
@@ -310,9 +416,10 @@ final class AdminServer implements AutoCloseable {
           try (var in = exchange.getRequestBody()) {
             body = new String(in.readNBytes(4096), StandardCharsets.UTF_8).trim();
           }
-          members = server.addMember(body);
+          members = audited(exchange, "add member " + body, () -> server.addMember(body));
         } else if (method.equals("DELETE") && rest.startsWith("/") && rest.length() > 1) {
-          members = server.removeMember(rest.substring(1));
+          String id = rest.substring(1);
+          members = audited(exchange, "remove member " + id, () -> server.removeMember(id));
         } else {
           error(
               exchange,
@@ -336,6 +443,20 @@ final class AdminServer implements AutoCloseable {
           200,
           "application/json",
           "{\"members\":\"" + jsonEscape(String.join(",", members)) + "\"}\n");
+    }
+  }
+
+  /** Runs a membership change, writing it and its outcome to the audit log. */
+  private static List<String> audited(
+      HttpExchange exchange, String action, java.util.function.Supplier<List<String>> change) {
+    String address = String.valueOf(exchange.getRemoteAddress());
+    try {
+      List<String> members = change.get();
+      Audit.record(action, principalOf(exchange), address, "ok: " + String.join(",", members));
+      return members;
+    } catch (RuntimeException e) {
+      Audit.record(action, principalOf(exchange), address, "failed: " + e.getMessage());
+      throw e;
     }
   }
 

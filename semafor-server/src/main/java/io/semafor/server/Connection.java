@@ -1,5 +1,6 @@
 package io.semafor.server;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
 import io.netty.channel.Channel;
@@ -13,6 +14,9 @@ import io.semafor.core.Command;
 import io.semafor.core.ErrorCode;
 import io.semafor.core.Operation;
 import io.semafor.core.Query;
+import io.semafor.core.Reply;
+import io.semafor.core.Secret;
+import io.semafor.core.SessionOwner;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
@@ -29,8 +33,15 @@ import io.semafor.protocol.v1.SnapshotChunk;
 import io.semafor.protocol.v1.Welcome;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.security.Access;
+import io.semafor.server.security.Audit;
+import io.semafor.server.security.Authorizer;
+import io.semafor.server.security.Principal;
 import java.io.IOException;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,12 +73,30 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   private volatile boolean opening;
 
+  /** Who this connection was taken for at its last Hello; null before one succeeded. */
+  private volatile @Nullable Principal principal;
+
+  /** The token it authenticated with, so a reload that revokes it can close the connection. */
+  private volatile String token = "";
+
+  /** The resume secret of the session being opened, for its Welcome; null when none is. */
+  private volatile byte @Nullable [] openingSecret;
+
+  /** Audited requests in flight: request id to what the audit log calls them. */
+  private final ConcurrentHashMap<Long, String> audited = new ConcurrentHashMap<>();
+
   Connection(Replicator replicator, Sessions sessions, ServerConfig config, Edge edge) {
     this.replicator = replicator;
     this.sessions = sessions;
     this.config = config;
     this.edge = edge;
   }
+
+  /** Secrets and id entropy: unguessable, and shared by every connection (it is thread-safe). */
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /** The bytes of a session's resume secret. */
+  static final int SECRET_BYTES = 16;
 
   /** The channel, once active; null before. */
   @Nullable Channel channel() {
@@ -100,8 +129,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
         case KEEP_ALIVE -> keepAlive(frame.getKeepAlive());
         case HELLO -> hello(frame.getHello());
         case READ -> read(frame.getRead());
-        case SNAPSHOT ->
-            replicator.snapshot(new PendingSnapshot(this, frame.getSnapshot().getId()));
+        case SNAPSHOT -> snapshot(frame.getSnapshot().getId());
         case BODY_NOT_SET -> fatal(ErrorCode.INVALID_ARGUMENT, "frame: an empty ClientFrame");
       }
     } catch (Replicator.ReplicatorClosedException e) {
@@ -123,6 +151,20 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               + hello.getProtocolVersion());
       return;
     }
+    Principal who;
+    try {
+      who =
+          config
+              .security()
+              .access()
+              .authenticate(hello.getToken(), certificatePrincipal(), Instant.now());
+    } catch (Access.Refused e) {
+      Audit.record("hello", Principal.ANONYMOUS, address(), "UNAUTHENTICATED: " + e.reason());
+      refuse(welcomeFailure(ErrorCode.UNAUTHENTICATED, e.reason()));
+      return;
+    }
+    principal = who;
+    token = hello.getToken();
     if (!replicator.isLeader()) {
       send(
           ServerFrame.newBuilder()
@@ -134,7 +176,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       return;
     }
     if (hello.getSessionId() != 0) {
-      resume(hello.getSessionId());
+      resume(who, hello.getSessionId(), hello.getSessionSecret().toByteArray());
       return;
     }
     long ttl =
@@ -153,17 +195,30 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
                   + Duration.ofNanos(ttl)));
       return;
     }
+    byte[] secret = new byte[SECRET_BYTES];
+    RANDOM.nextBytes(secret);
+    openingSecret = secret;
     opening = true;
     replicator.submit(
         new Command.OpenSession(
             ttl,
-            new ClientInfo(hello.getClientName(), hello.getClientHost(), hello.getClientPid())),
+            new ClientInfo(hello.getClientName(), hello.getClientHost(), hello.getClientPid()),
+            new SessionOwner(who.name(), Secret.digestOf(secret)),
+            Secret.random(RANDOM)),
         this);
   }
 
-  private void resume(long id) {
+  /**
+   * Resumes a session if {@code who} owns it and shows its secret. A session that is not theirs is
+   * answered exactly as one that does not exist, so that a resume cannot probe for sessions.
+   */
+  private void resume(Principal who, long id, byte[] secret) {
     Sessions.Live live = sessions.get(id);
-    if (live == null) {
+    if (live == null || !live.owner.admits(who.name(), Secret.digestOf(secret))) {
+      if (live != null) {
+        Audit.record(
+            "resume session " + id, who, address(), "refused: not its owner, or a wrong secret");
+      }
       send(
           welcomeFailure(
               ErrorCode.SESSION_EXPIRED,
@@ -192,25 +247,34 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     lastSessionId = id;
     sessions.attach(live, this);
     send(welcome(id, live.ttlNanos, false));
+    openingSecret = null;
   }
 
   /** The machine refused to open a session. Called on the applying thread. */
   void openFailed(ErrorCode code, String message) {
     opening = false;
+    openingSecret = null;
     send(welcomeFailure(code, message));
   }
 
   private ServerFrame welcome(long id, long ttl, boolean resumed) {
-    return ServerFrame.newBuilder()
-        .setWelcome(
-            Welcome.newBuilder()
-                .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                .setSessionId(id)
-                .setSessionTtlNs(ttl)
-                .setResumed(resumed)
-                .setRevision(edge.lastRevision())
-                .setServer("semafor"))
-        .build();
+    Welcome.Builder w =
+        Welcome.newBuilder()
+            .setProtocolVersion(Frames.PROTOCOL_VERSION)
+            .setSessionId(id)
+            .setSessionTtlNs(ttl)
+            .setResumed(resumed)
+            .setRevision(edge.lastRevision())
+            .setServer("semafor");
+    byte[] secret = openingSecret;
+    if (!resumed && secret != null) {
+      w.setSessionSecret(ByteString.copyFrom(secret));
+    }
+    Principal who = principal;
+    if (who != null) {
+      w.setPrincipal(who.name());
+    }
+    return ServerFrame.newBuilder().setWelcome(w).build();
   }
 
   private static ServerFrame welcomeFailure(ErrorCode code, String message) {
@@ -240,8 +304,93 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               .build());
       return;
     }
+    String denied = denial(op);
+    if (denied != null) {
+      Audit.record(
+          WireAudit.describe(op), whoOrAnonymous(), address(), "PERMISSION_DENIED: " + denied);
+      send(
+          ServerFrame.newBuilder()
+              .setResponse(
+                  Response.newBuilder()
+                      .setId(request.getId())
+                      .setFailure(WireResults.failure(ErrorCode.PERMISSION_DENIED, denied)))
+              .build());
+      return;
+    }
+    if (WireAudit.audited(op)) {
+      audited.put(request.getId(), WireAudit.describe(op));
+    }
     replicator.submit(
         new Command.Request(sessionId, request.getId(), request.getAcksList(), op), this);
+  }
+
+  /** Why this connection's principal may not make {@code op}; null if it may. */
+  private @Nullable String denial(Operation op) {
+    Access access = config.security().access();
+    Principal who = whoOrAnonymous();
+    String denied = Authorizer.deny(access, who, op);
+    if (denied == null && access.enforced() && op instanceof Operation.EndSession end) {
+      // one's own sessions may be ended; another principal's only with cluster
+      Sessions.Live target = sessions.get(end.sessionId());
+      if (target == null || !target.owner.principal().equals(who.name())) {
+        denied = Authorizer.denyCluster(access, who, "end another principal's session");
+      }
+    }
+    return denied;
+  }
+
+  private Principal whoOrAnonymous() {
+    Principal who = principal;
+    return who == null ? Principal.ANONYMOUS : who;
+  }
+
+  /**
+   * The principal of this connection's verified client certificate (mutual TLS); null without one.
+   */
+  private @Nullable String certificatePrincipal() {
+    Channel c = channel;
+    return c == null ? null : TlsPeers.principal(c);
+  }
+
+  /** The client's address, for the audit log. */
+  String address() {
+    Channel c = channel;
+    return c == null ? "?" : String.valueOf(c.remoteAddress());
+  }
+
+  /**
+   * Called for every frame about to go to this connection (by the {@link Outbox}): the answer to an
+   * audited request writes its outcome to the audit log. Cheap when nothing is audited.
+   */
+  void sending(ServerFrame frame) {
+    if (audited.isEmpty() || !frame.hasResponse()) {
+      return;
+    }
+    String action = audited.remove(frame.getResponse().getId());
+    if (action != null) {
+      Response r = frame.getResponse();
+      String outcome =
+          r.hasFailure() ? r.getFailure().getCode() + ": " + r.getFailure().getMessage() : "ok";
+      Audit.record(action, whoOrAnonymous(), address(), outcome);
+    }
+  }
+
+  /**
+   * Whether this connection still stands under the rules in force: false once the token it
+   * authenticated with is revoked or expired (a reload then closes it).
+   */
+  boolean stillAdmitted(Access access, Instant now) {
+    Principal who = principal;
+    return who == null || access.stillAdmits(who, token, now);
+  }
+
+  /** The part of a read's answer this connection's principal may see. */
+  Reply visible(Reply reply) {
+    Access access = config.security().access();
+    if (!access.enforced()) {
+      return reply;
+    }
+    return WireAudit.visible(access, whoOrAnonymous(), reply);
   }
 
   private void keepAlive(KeepAlive keepAlive) {
@@ -292,6 +441,10 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   private void read(Read read) {
+    if (config.security().access().enforced() && principal == null) {
+      fatal(ErrorCode.UNAUTHENTICATED, "read: a connection begins with Hello and its credentials");
+      return;
+    }
     Query query;
     try {
       query = WireRequests.query(read, config.maxFrameBytes());
@@ -305,7 +458,48 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               .build());
       return;
     }
+    String denied = Authorizer.deny(config.security().access(), whoOrAnonymous(), query);
+    if (denied != null) {
+      send(
+          ServerFrame.newBuilder()
+              .setReadResponse(
+                  ReadResponse.newBuilder()
+                      .setId(read.getId())
+                      .setFailure(WireResults.failure(ErrorCode.PERMISSION_DENIED, denied)))
+              .build());
+      return;
+    }
     replicator.read(query, new PendingRead(this, read.getId()));
+  }
+
+  private void snapshot(long id) {
+    Access access = config.security().access();
+    if (access.enforced()) {
+      if (principal == null) {
+        fatal(
+            ErrorCode.UNAUTHENTICATED,
+            "snapshot: a connection begins with Hello and its credentials");
+        return;
+      }
+      String denied = Authorizer.denyCluster(access, whoOrAnonymous(), "take a snapshot");
+      Audit.record(
+          "snapshot",
+          whoOrAnonymous(),
+          address(),
+          denied == null ? "ok" : "PERMISSION_DENIED: " + denied);
+      if (denied != null) {
+        send(
+            ServerFrame.newBuilder()
+                .setSnapshotChunk(
+                    SnapshotChunk.newBuilder()
+                        .setId(id)
+                        .setLast(true)
+                        .setFailure(WireResults.failure(ErrorCode.PERMISSION_DENIED, denied)))
+                .build());
+        return;
+      }
+    }
+    replicator.snapshot(new PendingSnapshot(this, id));
   }
 
   /**
@@ -392,6 +586,15 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
                 .setFatal(Fatal.newBuilder().setFailure(WireResults.notLeader(leaderHint)))
                 .build())
         .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Sends {@code frame} (a refused Welcome), then closes this connection. */
+  @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+  private void refuse(ServerFrame frame) {
+    Channel c = channel;
+    if (c != null) {
+      c.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
   /** Says why, then closes this connection. */

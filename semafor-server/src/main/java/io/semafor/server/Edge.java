@@ -145,7 +145,7 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.CancelTimer cancel) {
         timers.cancel(cancel.timer());
       } else if (effect instanceof Effect.SessionStarted started) {
-        sessions.started(started.sessionId(), started.ttl());
+        sessions.started(started.sessionId(), started.ttl(), started.owner());
       } else if (effect instanceof Effect.SessionEnded ended) {
         sessions.ended(ended.sessionId(), command instanceof Command.ExpireSession);
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
@@ -191,7 +191,8 @@ final class Edge implements ApplyListener {
       outbox.add(
           read.connection(),
           ServerFrame.newBuilder()
-              .setReadResponse(WireResults.readResponse(read.id(), reply, logTime))
+              .setReadResponse(
+                  WireResults.readResponse(read.id(), read.connection().visible(reply), logTime))
               .build());
     }
   }

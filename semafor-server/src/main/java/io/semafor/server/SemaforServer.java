@@ -11,13 +11,17 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.semafor.core.Command;
+import io.semafor.core.ErrorCode;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.Replicator;
+import io.semafor.server.security.Access;
+import io.semafor.server.security.AuthFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -143,6 +147,29 @@ public final class SemaforServer implements AutoCloseable {
           }
         },
         tries == 100 ? 0 : TimeUnit.MILLISECONDS.toNanos(10));
+  }
+
+  /**
+   * Reads the auth file again and puts it in force (docs/security.md#reloading); a connection whose
+   * token the new file no longer admits (revoked, expired) is closed with UNAUTHENTICATED. Blocking
+   * (file I/O). Thread-safe.
+   *
+   * @return how many tokens and rules are now in force
+   * @throws AuthFile.Invalid if the file cannot be used; the rules in force are unchanged
+   * @throws IllegalStateException if this server runs without an auth file
+   */
+  public String reloadAuth() throws AuthFile.Invalid {
+    Access access = config.security().reload();
+    Instant now = Instant.now();
+    int closed = 0;
+    for (Channel channel : connections) {
+      Connection connection = channel.pipeline().get(Connection.class);
+      if (connection != null && !connection.stillAdmitted(access, now)) {
+        connection.fatal(ErrorCode.UNAUTHENTICATED, "token: revoked or expired");
+        closed++;
+      }
+    }
+    return access.summary() + (closed == 0 ? "" : "; " + closed + " connections closed");
   }
 
   /** This node lost the leadership: every client is sent to the new leader. */

@@ -3,6 +3,7 @@ package io.semafor.server;
 import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
 import io.semafor.server.options.Durations;
+import io.semafor.server.security.Security;
 import java.time.Duration;
 
 /**
@@ -21,6 +22,9 @@ public final class ServerConfig {
   private final Limits limits;
   private final int adminPort;
   private final int maxSemaphoreSeries;
+  private final Security security;
+  private final boolean insecure;
+  private final boolean openMetrics;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -34,6 +38,9 @@ public final class ServerConfig {
     this.limits = b.limits;
     this.adminPort = b.adminPort;
     this.maxSemaphoreSeries = b.maxSemaphoreSeries;
+    this.security = b.security;
+    this.insecure = b.insecure;
+    this.openMetrics = b.openMetrics;
   }
 
   /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
@@ -102,6 +109,30 @@ public final class ServerConfig {
     return maxSemaphoreSeries;
   }
 
+  /**
+   * Who may do what (docs/security.md): the auth file's tokens and rules, reloadable; by default
+   * none, so everyone is anonymous and allowed everything.
+   */
+  public Security security() {
+    return security;
+  }
+
+  /**
+   * Whether the operator allowed listening on a non-loopback address without authentication ({@code
+   * --insecure}); otherwise the server refuses to (docs/security.md#safe-defaults).
+   */
+  public boolean insecure() {
+    return insecure;
+  }
+
+  /**
+   * Whether the admin port serves {@code /metrics} without credentials when the server
+   * authenticates (for a scraper that cannot send a token); default false.
+   */
+  public boolean openMetrics() {
+    return openMetrics;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -115,8 +146,26 @@ public final class ServerConfig {
     private Limits limits = Limits.DEFAULT;
     private int adminPort = -1;
     private int maxSemaphoreSeries = 1000;
+    private Security security = Security.open();
+    private boolean insecure;
+    private boolean openMetrics;
 
     private Builder() {}
+
+    public Builder openMetrics(boolean value) {
+      openMetrics = value;
+      return this;
+    }
+
+    public Builder security(Security value) {
+      security = value;
+      return this;
+    }
+
+    public Builder insecure(boolean value) {
+      insecure = value;
+      return this;
+    }
 
     public Builder adminPort(int value) {
       adminPort = value;

@@ -2,6 +2,7 @@ package io.semafor.server;
 
 import io.semafor.core.Command;
 import io.semafor.core.Effect;
+import io.semafor.core.SessionOwner;
 import io.semafor.replication.Replicator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +28,10 @@ final class Sessions {
   static final class Live {
     final long id;
     final long ttlNanos;
+
+    /** Who may resume it. */
+    final SessionOwner owner;
+
     private final ListeningClock clock;
 
     /** When the client was last heard from, on {@link #clock}. */
@@ -38,9 +43,10 @@ final class Sessions {
     /** Expiries proposed since the client was last heard from; spaces out the next proposal. */
     int proposals;
 
-    Live(long id, long ttlNanos, ListeningClock clock) {
+    Live(long id, long ttlNanos, SessionOwner owner, ListeningClock clock) {
       this.id = id;
       this.ttlNanos = ttlNanos;
+      this.owner = owner;
       this.clock = clock;
       this.lastHeard = clock.now();
     }
@@ -76,8 +82,8 @@ final class Sessions {
   }
 
   /** The machine opened a session: start watching its liveness from now. */
-  void started(long id, long ttlNanos) {
-    Live session = new Live(id, ttlNanos, clock);
+  void started(long id, long ttlNanos, SessionOwner owner) {
+    Live session = new Live(id, ttlNanos, owner, clock);
     live.put(id, session);
     watch(session, ttlNanos);
   }
@@ -150,7 +156,7 @@ final class Sessions {
     }
     live.clear();
     for (Effect.SessionStarted s : sessions) {
-      started(s.sessionId(), s.ttl());
+      started(s.sessionId(), s.ttl(), s.owner());
     }
   }
 

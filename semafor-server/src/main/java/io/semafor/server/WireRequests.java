@@ -14,6 +14,7 @@ import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns wire requests into the machine's operations and queries. Checks only what the machine
@@ -74,8 +75,13 @@ final class WireRequests {
           new Operation.ReleaseSlot(
               name(r.getReleaseSlot().getName()), r.getReleaseSlot().getSlot());
       case RENEW_LEASE ->
-          new Operation.RenewLease(r.getRenewLease().getPermitId(), r.getRenewLease().getTtlNs());
-      case RELEASE_LEASE -> new Operation.ReleaseLease(r.getReleaseLease().getPermitId());
+          new Operation.RenewLease(
+              r.getRenewLease().getPermitId(),
+              r.getRenewLease().getTtlNs(),
+              optionalName(r.getRenewLease().getName()));
+      case RELEASE_LEASE ->
+          new Operation.ReleaseLease(
+              r.getReleaseLease().getPermitId(), optionalName(r.getReleaseLease().getName()));
       case ADD_TO_WAIT_MANY ->
           new Operation.AddToWaitMany(
               r.getAddToWaitMany().getListId(),
@@ -147,5 +153,10 @@ final class WireRequests {
 
   private static Name name(ByteString bytes) {
     return Name.ofBytes(bytes.toByteArray());
+  }
+
+  /** A lease's semaphore, if the request names it (empty: any semaphore's lease). */
+  private static @Nullable Name optionalName(ByteString bytes) {
+    return bytes.isEmpty() ? null : name(bytes);
   }
 }

@@ -151,6 +151,7 @@ final class WireResults {
             io.semafor.protocol.v1.SessionView.newBuilder()
                 .setSessionId(s.sessionId())
                 .setClient(client(s.client()))
+                .setPrincipal(s.principal())
                 .setTtlNs(s.ttl())
                 .setAgeNs(Math.max(0, logTime - s.openedAt()))
                 .setSinceCommandNs(Math.max(0, logTime - s.lastSeen()))

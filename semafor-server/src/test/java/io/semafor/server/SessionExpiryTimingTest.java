@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.core.Command;
 import io.semafor.core.Query;
+import io.semafor.core.SessionOwner;
 import io.semafor.replication.Replicator;
 import java.time.Duration;
 import java.util.List;
@@ -62,7 +63,7 @@ class SessionExpiryTimingTest {
   void aSilentSessionsExpiryIsProposedOnceItsTtlHasPassed() {
     sessions.replicator(replicator);
     long started = System.nanoTime();
-    sessions.started(1, TTL);
+    sessions.started(1, TTL, SessionOwner.NONE);
     await().atMost(Duration.ofSeconds(5)).until(() -> !replicator.proposedAt.isEmpty());
     assertThat(replicator.proposedAt.get(0) - started).isGreaterThanOrEqualTo(TTL);
   }
@@ -70,7 +71,7 @@ class SessionExpiryTimingTest {
   @Test
   void anExpiryTheMachineRefusedIsProposedAgainWithinMillisecondsNotATtlLater() {
     sessions.replicator(replicator);
-    sessions.started(1, TTL);
+    sessions.started(1, TTL, SessionOwner.NONE);
     // the session is still live after the first proposal: the machine refused it as early
     await().atMost(Duration.ofSeconds(5)).until(() -> replicator.proposedAt.size() >= 2);
     long gap = replicator.proposedAt.get(1) - replicator.proposedAt.get(0);
@@ -80,7 +81,7 @@ class SessionExpiryTimingTest {
   @Test
   void aSessionHeardFromIsNotProposedForExpiry() throws Exception {
     sessions.replicator(replicator);
-    sessions.started(1, TTL);
+    sessions.started(1, TTL, SessionOwner.NONE);
     Sessions.Live live = sessions.get(1);
     assertThat(live).isNotNull();
     long until = System.nanoTime() + 3 * TTL;
@@ -94,7 +95,7 @@ class SessionExpiryTimingTest {
   @Test
   void retriesAreSpacedOutSoARefusedExpiryCostsFewProposals() {
     sessions.replicator(replicator);
-    sessions.started(1, TTL);
+    sessions.started(1, TTL, SessionOwner.NONE);
     await().atMost(Duration.ofSeconds(5)).until(() -> !replicator.proposedAt.isEmpty());
     long first = replicator.proposedAt.get(0);
     await()

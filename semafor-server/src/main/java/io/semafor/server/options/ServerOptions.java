@@ -4,6 +4,8 @@ import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
 import io.semafor.server.Logging;
 import io.semafor.server.ServerConfig;
+import io.semafor.server.security.AuthFile;
+import io.semafor.server.security.Security;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -55,6 +57,29 @@ public final class ServerOptions {
       defaultValue = "7401",
       description = "Metrics and health port (default ${DEFAULT-VALUE}; -1: none; 0: any).")
   int adminPort = 7401;
+
+  @Option(
+      names = "--auth-file",
+      paramLabel = "FILE",
+      description =
+          "Authenticate every client and check its permissions against FILE: tokens and"
+              + " rules (principal, name prefix, permissions), JSON (docs/security.md)."
+              + " Reloaded by `semafor auth reload`.")
+  @Nullable Path authFile;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "Allow listening on an address other than loopback without authentication"
+              + " (docs/security.md#safe-defaults). Logged as a warning.")
+  boolean insecure;
+
+  @Option(
+      names = "--open-metrics",
+      description =
+          "Serve /metrics on the admin port without credentials when --auth-file is set (for a"
+              + " scraper that cannot send a token).")
+  boolean openMetrics;
 
   @Option(
       names = "--session-ttl",
@@ -249,6 +274,11 @@ public final class ServerOptions {
    */
   public ServerConfig config(String listenHost, int listenPort) {
     Limits limits = limits();
+    Security security = security();
+    String unsafe = SafeDefaults.refusal(listenHost, security.access().enforced(), insecure);
+    if (unsafe != null) {
+      throw usage(unsafe);
+    }
     try {
       return ServerConfig.builder()
           .host(listenHost)
@@ -261,10 +291,32 @@ public final class ServerOptions {
           .ioThreads(ioThreads)
           .maxSemaphoreSeries(maxSemaphoreSeries)
           .limits(limits)
+          .security(security)
+          .insecure(insecure)
+          .openMetrics(openMetrics)
           .build();
     } catch (IllegalArgumentException e) {
       throw usage(e);
     }
+  }
+
+  /** The auth file's rules, read now; none without {@code --auth-file}. */
+  private Security security() {
+    Path file = authFile;
+    if (file == null) {
+      return Security.open();
+    }
+    try {
+      return Security.of(file);
+    } catch (AuthFile.Invalid e) {
+      throw usage("--auth-file " + e.getMessage());
+    }
+  }
+
+  private CommandLine.ParameterException usage(String message) {
+    CommandSpec mixee = spec;
+    CommandLine line = mixee == null ? new CommandLine(this) : mixee.commandLine();
+    return new CommandLine.ParameterException(line, message);
   }
 
   /**
