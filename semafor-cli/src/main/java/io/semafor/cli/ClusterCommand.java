@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -32,6 +33,11 @@ import picocli.CommandLine.Spec;
 final class ClusterCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** {@code request} with {@code Authorization: Bearer TOKEN}, unless the token is empty. */
+  static HttpRequest.Builder authorized(HttpRequest.Builder request, String token) {
+    return token.isEmpty() ? request : request.header("Authorization", "Bearer " + token);
+  }
+
   /** What {@code add} and {@code remove} share: where to send the change and how to report it. */
   abstract static class MembershipChange implements Callable<Integer> {
     @Option(
@@ -44,6 +50,8 @@ final class ClusterCommand {
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
+
+    @Mixin TokenOption credentials = new TokenOption();
 
     @Spec CommandSpec spec = CommandSpec.create();
 
@@ -60,7 +68,9 @@ final class ClusterCommand {
           // a change waits for the new member to catch up: up to a minute on the node's side
           response =
               http.send(
-                  request(members).timeout(Duration.ofSeconds(90)).build(),
+                  authorized(request(members), credentials.token())
+                      .timeout(Duration.ofSeconds(90))
+                      .build(),
                   HttpResponse.BodyHandlers.ofString());
         } catch (IOException | IllegalArgumentException e) {
           continue; // this node did not answer: try the next one
@@ -158,6 +168,8 @@ final class ClusterCommand {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Mixin TokenOption credentials = new TokenOption();
+
     @Spec CommandSpec spec = CommandSpec.create();
 
     @Override
@@ -165,20 +177,29 @@ final class ClusterCommand {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
       List<Map<String, Object>> members = new ArrayList<>();
       int answered = 0;
+      String token = credentials.token();
       for (String address : admin.split(",", -1)) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("admin", address.trim());
         try {
           String body =
               http.send(
-                      HttpRequest.newBuilder(URI.create("http://" + address.trim() + "/cluster"))
+                      authorized(
+                              HttpRequest.newBuilder(
+                                  URI.create("http://" + address.trim() + "/cluster")),
+                              token)
                           .timeout(Duration.ofSeconds(3))
                           .build(),
                       HttpResponse.BodyHandlers.ofString())
                   .body();
           @SuppressWarnings("unchecked")
           Map<String, Object> status = JSON.readValue(body, Map.class);
-          row.putAll(status);
+          if (status.containsKey("error")) {
+            // 401/403: the node answered but refused these credentials
+            row.put("role", "refused: " + status.get("error"));
+          } else {
+            row.putAll(status);
+          }
           answered++;
         } catch (IOException | IllegalArgumentException e) {
           row.put("role", "unreachable");

@@ -51,7 +51,8 @@ final class SemaforCommand {
           BenchCommand.class,
           ClusterCommand.class,
           SessionCommand.class,
-          SnapshotCommand.class);
+          SnapshotCommand.class,
+          AuthCommand.class);
 
   /**
    * The command tree for a command line starting with {@code first}: with only the subcommand that

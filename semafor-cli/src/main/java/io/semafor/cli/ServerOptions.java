@@ -7,6 +7,7 @@ import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options every client subcommand takes: where the server is, and the output format. */
@@ -22,6 +23,8 @@ final class ServerOptions {
 
   @Option(names = "--json", description = "Print one JSON object instead of text.")
   boolean json;
+
+  @Mixin TokenOption credentials = new TokenOption();
 
   @Option(
       names = "--session-ttl",
@@ -45,6 +48,7 @@ final class ServerOptions {
           .clientName("semafor-cli")
           .sessionTtl(sessionTtl)
           .connectTimeout(Duration.ofSeconds(3))
+          .token(credentials.token())
           .connect();
     } catch (SemaforException e) {
       if (e.code() == ErrorCode.UNAVAILABLE) {

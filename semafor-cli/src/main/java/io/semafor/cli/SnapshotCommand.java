@@ -116,7 +116,10 @@ final class SnapshotCommand {
       try (OutputStream out = Files.newOutputStream(partial)) {
         result =
             SnapshotDownload.save(
-                server.server, out, timeout == null ? Duration.ofDays(365) : timeout);
+                server.server,
+                out,
+                timeout == null ? Duration.ofDays(365) : timeout,
+                server.credentials.token());
       } catch (io.semafor.client.SemaforException e) {
         deleteQuietly(partial);
         if (e.code() == io.semafor.client.ErrorCode.UNAVAILABLE) {

@@ -83,6 +83,7 @@ final class Infos {
     return new SessionInfo(
         s.getSessionId(),
         client(s.getClient()),
+        s.getPrincipal(),
         Duration.ofNanos(s.getTtlNs()),
         Duration.ofNanos(s.getAgeNs()),
         Duration.ofNanos(s.getSinceCommandNs()),

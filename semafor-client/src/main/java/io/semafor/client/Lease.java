@@ -1,5 +1,6 @@
 package io.semafor.client;
 
+import com.google.protobuf.ByteString;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.ReleaseLease;
 import io.semafor.protocol.v1.RenewLease;
@@ -95,7 +96,11 @@ public final class Lease {
 
   private Request.Builder renewRequest(Duration ttl) {
     return Request.newBuilder()
-        .setRenewLease(RenewLease.newBuilder().setPermitId(permitId).setTtlNs(ttl.toNanos()));
+        .setRenewLease(
+            RenewLease.newBuilder()
+                .setPermitId(permitId)
+                .setTtlNs(ttl.toNanos())
+                .setName(ByteString.copyFromUtf8(semaphore)));
   }
 
   /** Ends the lease now; returns whether it was still there. Idempotent. */
@@ -108,7 +113,11 @@ public final class Lease {
   }
 
   private Request.Builder releaseRequest() {
-    return Request.newBuilder().setReleaseLease(ReleaseLease.newBuilder().setPermitId(permitId));
+    return Request.newBuilder()
+        .setReleaseLease(
+            ReleaseLease.newBuilder()
+                .setPermitId(permitId)
+                .setName(ByteString.copyFromUtf8(semaphore)));
   }
 
   @Override

@@ -217,9 +217,22 @@ public final class SemaforClient implements AutoCloseable {
             .setEndSession(io.semafor.protocol.v1.EndSession.newBuilder().setSessionId(sessionId)));
   }
 
-  /** A handle on the lease with this permit id, from whichever process took it. */
+  /**
+   * A handle on the lease with this permit id, from whichever process took it, on any semaphore. A
+   * server that checks permissions refuses to renew or release it (INVALID_ARGUMENT): use {@link
+   * #lease(String, long)}.
+   */
   public Lease lease(long permitId) {
     return new Lease(rpc, permitId, "", 0, List.of(), 0, 0);
+  }
+
+  /**
+   * A handle on the lease with this permit id on {@code semaphore}, from whichever process took it.
+   * Renewing it needs {@code acquire} on {@code semaphore}, releasing it {@code release}; a lease
+   * on another semaphore is not found.
+   */
+  public Lease lease(String semaphore, long permitId) {
+    return new Lease(rpc, permitId, semaphore, 0, List.of(), 0, 0);
   }
 
   /** A new, empty {@code semop}. */
@@ -302,6 +315,7 @@ public final class SemaforClient implements AutoCloseable {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration answerTimeout = Duration.ofSeconds(30);
     private @Nullable Duration giveUpAfter;
+    private String token = "";
 
     private Builder() {}
 
@@ -343,6 +357,15 @@ public final class SemaforClient implements AutoCloseable {
      */
     public Builder clientName(String value) {
       clientName = value;
+      return this;
+    }
+
+    /**
+     * The bearer token that authenticates this client to a server started with {@code --auth-file}
+     * (docs/security.md#tokens); default none. Sent in every Hello; never logged.
+     */
+    public Builder token(String value) {
+      token = value;
       return this;
     }
 
@@ -402,7 +425,8 @@ public final class SemaforClient implements AutoCloseable {
                   LocalHost.name(),
                   ProcessHandle.current().pid(),
                   connectTimeout,
-                  giveUp));
+                  giveUp,
+                  token));
       return new SemaforClient(link, answerTimeout);
     }
   }

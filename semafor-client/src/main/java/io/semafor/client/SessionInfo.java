@@ -9,6 +9,7 @@ import java.time.Duration;
  *
  * @param sessionId the session's id, as {@code inspect} shows its holders and waiters
  * @param client who its client said it is
+ * @param principal the authenticated principal that owns it; empty if anonymous
  * @param ttl how long it outlives its client's silence
  * @param age since it opened
  * @param sinceLastRequest since its last request reached the state machine
@@ -19,6 +20,7 @@ import java.time.Duration;
 public record SessionInfo(
     long sessionId,
     ClientInfo client,
+    String principal,
     Duration ttl,
     Duration age,
     Duration sinceLastRequest,

@@ -5,6 +5,7 @@ import io.semafor.client.internal.ErrorCodes;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
+import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.SnapshotChunk;
 import io.semafor.protocol.v1.SnapshotRequest;
@@ -34,6 +35,9 @@ public final class SnapshotDownload {
 
   private SnapshotDownload() {}
 
+  /** The TTL of the session a download with a token opens to authenticate. */
+  static final Duration SESSION_TTL = Duration.ofSeconds(1);
+
   /**
    * Where the snapshot came from and how long it is.
    *
@@ -56,6 +60,18 @@ public final class SnapshotDownload {
    */
   public static Result save(String addresses, OutputStream out, Duration timeout)
       throws IOException {
+    return save(addresses, out, timeout, "");
+  }
+
+  /**
+   * Like {@link #save(String, OutputStream, Duration)}, authenticating with {@code token} to a
+   * server that checks permissions (the principal needs {@code cluster}). With a token, the
+   * connection says Hello first, which opens a session of {@link #SESSION_TTL} that ends by itself.
+   *
+   * @throws SemaforException UNAUTHENTICATED or PERMISSION_DENIED if the server refused the token
+   */
+  public static Result save(String addresses, OutputStream out, Duration timeout, String token)
+      throws IOException {
     List<InetSocketAddress> given = SemaforClient.builder().addresses(addresses).addressList();
     if (given.isEmpty()) {
       throw new IllegalArgumentException("addresses: none given");
@@ -73,6 +89,18 @@ public final class SnapshotDownload {
         socket.setTcpNoDelay(true);
         socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
         OutputStream request = new BufferedOutputStream(socket.getOutputStream());
+        if (!token.isEmpty()) {
+          Frames.write(
+              request,
+              ClientFrame.newBuilder()
+                  .setHello(
+                      Hello.newBuilder()
+                          .setProtocolVersion(Frames.PROTOCOL_VERSION)
+                          .setSessionTtlNs(SESSION_TTL.toNanos())
+                          .setClientName("semafor-snapshot")
+                          .setToken(token))
+                  .build());
+        }
         Frames.write(
             request,
             ClientFrame.newBuilder().setSnapshot(SnapshotRequest.newBuilder().setId(1)).build());
@@ -149,6 +177,12 @@ public final class SnapshotDownload {
             return failure.getLeader();
           }
           throw ErrorCodes.exception(failure);
+        }
+        if (frame.hasWelcome()
+            && frame.getWelcome().hasFailure()
+            && frame.getWelcome().getFailure().getCode()
+                != io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
+          throw ErrorCodes.exception(frame.getWelcome().getFailure());
         }
         if (!frame.hasSnapshotChunk()) {
           continue;

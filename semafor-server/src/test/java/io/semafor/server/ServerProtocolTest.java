@@ -183,7 +183,7 @@ class ServerProtocolTest {
 
     try (WireClient again = new WireClient(server.address());
         WireClient other = connect()) {
-      Welcome welcome = again.hello(session, 0);
+      Welcome welcome = again.hello(session, first.sessionSecret, 0);
       assertThat(welcome.getResumed()).isTrue();
       assertThat(welcome.getSessionId()).isEqualTo(session);
       // as a client does on resume: send again what has no answer (it is applied once), since the

@@ -54,18 +54,31 @@ final class WireClient implements AutoCloseable {
     return ServerFrame.parseFrom(Frames.read(in, Frames.DEFAULT_MAX_FRAME_BYTES));
   }
 
+  /** The resume secret of the session this client opened; empty before one. */
+  ByteString sessionSecret = ByteString.EMPTY;
+
   Welcome hello(long resume, long ttlNanos) throws IOException {
+    return hello(resume, ByteString.EMPTY, ttlNanos);
+  }
+
+  /** Opens a session (resume 0) or resumes one, showing {@code secret}. */
+  Welcome hello(long resume, ByteString secret, long ttlNanos) throws IOException {
+    return hello(
+        Hello.newBuilder().setSessionId(resume).setSessionSecret(secret).setSessionTtlNs(ttlNanos));
+  }
+
+  /** Says {@code hello} (its protocol version filled in) and returns the Welcome. */
+  Welcome hello(Hello.Builder hello) throws IOException {
     send(
         ClientFrame.newBuilder()
-            .setHello(
-                Hello.newBuilder()
-                    .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                    .setSessionId(resume)
-                    .setSessionTtlNs(ttlNanos))
+            .setHello(hello.setProtocolVersion(Frames.PROTOCOL_VERSION))
             .build());
     Welcome welcome = receive().getWelcome();
     if (!welcome.hasFailure()) {
       sessionId = welcome.getSessionId();
+      if (!welcome.getResumed()) {
+        sessionSecret = welcome.getSessionSecret();
+      }
     }
     return welcome;
   }

@@ -1,5 +1,6 @@
 package io.semafor.client.internal;
 
+import com.google.protobuf.ByteString;
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.protocol.Frames;
@@ -97,6 +98,13 @@ public final class Link implements AutoCloseable {
   private volatile @Nullable Wire wire;
   private volatile long sessionId;
   private volatile long sessionTtlNanos;
+
+  /**
+   * The resume secret the Welcome that opened the session carried; shown again to resume it. Never
+   * logged.
+   */
+  private volatile ByteString sessionSecret = ByteString.EMPTY;
+
   private volatile boolean closed;
   private volatile long lastWrite = System.nanoTime();
   private volatile long lastFrame = System.nanoTime();
@@ -560,6 +568,8 @@ public final class Link implements AutoCloseable {
             Hello.newBuilder()
                 .setProtocolVersion(Frames.PROTOCOL_VERSION)
                 .setSessionId(resume)
+                .setSessionSecret(resume == 0 ? ByteString.EMPTY : sessionSecret)
+                .setToken(config.token())
                 .setSessionTtlNs(config.sessionTtl().toNanos())
                 .setClientName(config.clientName())
                 .setClientHost(config.clientHost())
@@ -588,6 +598,9 @@ public final class Link implements AutoCloseable {
       }
       sessionId = welcome.getSessionId();
       sessionTtlNanos = welcome.getSessionTtlNs();
+      if (!welcome.getResumed()) {
+        sessionSecret = welcome.getSessionSecret();
+      }
       w.connected();
       return w;
     } catch (IOException | RuntimeException e) {
@@ -852,7 +865,18 @@ public final class Link implements AutoCloseable {
         } catch (NotLeader e) {
           electing = true; // a live member without a leader yet: look again soon
           log.debug("{} does not lead: {}", address, e.getMessage());
-        } catch (IOException | SemaforException e) {
+        } catch (SemaforException e) {
+          log.debug("cannot reconnect to {}: {}", address, e.getMessage());
+          if (e.code() == ErrorCode.UNAUTHENTICATED) {
+            // the token was revoked or expired: say so to every caller now rather than as
+            // UNAVAILABLE later; reconnecting goes on in case the operator restores it
+            failAll(
+                new SemaforException(
+                    ErrorCode.UNAUTHENTICATED,
+                    e.getMessage() + "; the outcome of pending requests is unknown",
+                    e));
+          }
+        } catch (IOException e) {
           log.debug("cannot reconnect to {}: {}", address, e.getMessage());
         }
       }

@@ -9,6 +9,7 @@ import java.util.List;
  *
  * @param giveUpAfter how long without any reachable server before pending calls fail with
  *     UNAVAILABLE (their outcome unknown); reconnecting goes on for later calls
+ * @param token the bearer token sent in every Hello; empty for none (docs/security.md)
  */
 public record LinkConfig(
     List<InetSocketAddress> addresses,
@@ -17,7 +18,8 @@ public record LinkConfig(
     String clientHost,
     long clientPid,
     Duration connectTimeout,
-    Duration giveUpAfter) {
+    Duration giveUpAfter,
+    String token) {
   public LinkConfig {
     addresses = List.copyOf(addresses);
   }
