@@ -36,6 +36,7 @@ final class SnapshotReader {
     long lastToken = in.readLong();
     long lastSessionId = in.readLong();
     long lastPermitId = in.readLong();
+    Secret idKey = version >= 3 ? readSecret() : Secret.NONE;
     Engine engine = new Engine(limits, readSemaphores());
     engine.revision = revision;
     engine.now = now;
@@ -43,9 +44,7 @@ final class SnapshotReader {
     engine.lastToken = lastToken;
     engine.lastSessionId = lastSessionId;
     engine.lastPermitId = lastPermitId;
-    if (version >= 3) {
-      engine.keyIds(readSecret());
-    }
+    engine.keyIds(idKey);
     int leases = in.readInt();
     for (int i = 0; i < leases; i++) {
       readLease(engine);

@@ -9,8 +9,10 @@ import io.semafor.core.Name;
 import io.semafor.core.Operation;
 import io.semafor.core.Policy;
 import io.semafor.core.Query;
+import io.semafor.core.Secret;
 import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
+import io.semafor.core.SessionOwner;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -38,7 +40,9 @@ class EntryTest {
           new Operation.Release(X, 1),
           new Operation.ReleaseSlot(X, 3),
           new Operation.RenewLease(12, 13),
+          new Operation.RenewLease(12, 13, X),
           new Operation.ReleaseLease(14),
+          new Operation.ReleaseLease(14, X),
           new Operation.AddToWaitMany(1, X, 5),
           new Operation.RemoveFromWaitMany(1, X),
           new Operation.WaitMany(1, 15),
@@ -65,6 +69,11 @@ class EntryTest {
         List.of(
             new Command.OpenSession(10_000_000_000L),
             new Command.OpenSession(1L, new ClientInfo("semafor-cli", "hôte", 1234)),
+            new Command.OpenSession(
+                2L,
+                new ClientInfo("semafor-cli", "hôte", 1234),
+                new SessionOwner("alice", new Secret(1, -2)),
+                new Secret(-3, 4)),
             new Command.ExpireSession(3),
             new Command.ExpireWaiter(3, 4),
             new Command.ExpireLease(5),
