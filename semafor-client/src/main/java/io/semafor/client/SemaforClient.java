@@ -302,8 +302,19 @@ public final class SemaforClient implements AutoCloseable {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration answerTimeout = Duration.ofSeconds(30);
     private @Nullable Duration giveUpAfter;
+    private @Nullable TlsConfig tls;
 
     private Builder() {}
+
+    /**
+     * Speak TLS to the servers, with {@code config}'s CA, client certificate and hostname
+     * verification; default plain TCP. A server that speaks TLS refuses a plaintext client, and a
+     * plaintext server a TLS one: the connection fails with UNAVAILABLE.
+     */
+    public Builder tls(TlsConfig config) {
+      tls = config;
+      return this;
+    }
 
     /** {@code "host:port"}, or several separated by commas. */
     public Builder addresses(String value) {
@@ -402,7 +413,9 @@ public final class SemaforClient implements AutoCloseable {
                   LocalHost.name(),
                   ProcessHandle.current().pid(),
                   connectTimeout,
-                  giveUp));
+                  giveUp,
+                  tls == null ? null : tls.context(),
+                  tls == null || tls.hostnameVerification()));
       return new SemaforClient(link, answerTimeout);
     }
   }

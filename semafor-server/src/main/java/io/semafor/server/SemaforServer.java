@@ -92,6 +92,12 @@ public final class SemaforServer implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     connections.add(ch);
+                    ServerTls tls = config.tls();
+                    if (tls != null) {
+                      // first: every byte in and out is TLS; the handler passes nothing on before
+                      // the handshake, so no frame is read from a client that has not finished it
+                      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast("frames-in", new FrameCodec.Decoder(config.maxFrameBytes()))
                         .addLast("frames-out", new FrameCodec.Encoder())
@@ -104,7 +110,8 @@ public final class SemaforServer implements AutoCloseable {
 
   private AdminServer startAdmin() {
     try {
-      return new AdminServer(config.host(), config.adminPort(), metrics, this::read, this);
+      return new AdminServer(
+          config.host(), config.adminPort(), config.tls(), metrics, this::read, this);
     } catch (IOException e) {
       listener.close().awaitUninterruptibly();
       throw new UncheckedIOException(

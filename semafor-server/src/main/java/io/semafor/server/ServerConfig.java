@@ -4,6 +4,7 @@ import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a server runs. Built with {@link #builder()}, validated once by {@link Builder#build()}
@@ -21,6 +22,7 @@ public final class ServerConfig {
   private final Limits limits;
   private final int adminPort;
   private final int maxSemaphoreSeries;
+  private final @Nullable ServerTls tls;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -34,6 +36,7 @@ public final class ServerConfig {
     this.limits = b.limits;
     this.adminPort = b.adminPort;
     this.maxSemaphoreSeries = b.maxSemaphoreSeries;
+    this.tls = b.tls;
   }
 
   /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
@@ -102,6 +105,14 @@ public final class ServerConfig {
     return maxSemaphoreSeries;
   }
 
+  /**
+   * TLS on the client and admin ports (the same certificate), or null (the default) for plain TCP
+   * and HTTP.
+   */
+  public @Nullable ServerTls tls() {
+    return tls;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -115,8 +126,15 @@ public final class ServerConfig {
     private Limits limits = Limits.DEFAULT;
     private int adminPort = -1;
     private int maxSemaphoreSeries = 1000;
+    private @Nullable ServerTls tls;
 
     private Builder() {}
+
+    /** TLS on the client and admin ports; null for none. */
+    public Builder tls(@Nullable ServerTls value) {
+      tls = value;
+      return this;
+    }
 
     public Builder adminPort(int value) {
       adminPort = value;

@@ -3,12 +3,16 @@ package io.semafor.client.internal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link Link} needs: where the servers are, the session TTL to ask for, and timing.
  *
  * @param giveUpAfter how long without any reachable server before pending calls fail with
  *     UNAVAILABLE (their outcome unknown); reconnecting goes on for later calls
+ * @param tls the TLS context to connect with, or null for plain TCP
+ * @param verifyHostname whether a server's certificate must name the address connected to
  */
 public record LinkConfig(
     List<InetSocketAddress> addresses,
@@ -17,7 +21,9 @@ public record LinkConfig(
     String clientHost,
     long clientPid,
     Duration connectTimeout,
-    Duration giveUpAfter) {
+    Duration giveUpAfter,
+    @Nullable SSLContext tls,
+    boolean verifyHostname) {
   public LinkConfig {
     addresses = List.copyOf(addresses);
   }
