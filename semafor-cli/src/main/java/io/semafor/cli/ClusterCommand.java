@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -32,6 +33,23 @@ import picocli.CommandLine.Spec;
 final class ClusterCommand {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * A client for the admin ports: HTTPS with the TLS options' CA (and client certificate) when any
+   * is given, else plain HTTP. Java's HTTP client checks the server's name against its certificate.
+   */
+  static HttpClient http(TlsOptions tls) {
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    if (tls.enabled()) {
+      builder.sslContext(tls.sslContext());
+    }
+    return builder.build();
+  }
+
+  /** {@code https} when the TLS options are given, else {@code http}. */
+  static String scheme(TlsOptions tls) {
+    return tls.enabled() ? "https" : "http";
+  }
+
   /** What {@code add} and {@code remove} share: where to send the change and how to report it. */
   abstract static class MembershipChange implements Callable<Integer> {
     @Option(
@@ -45,18 +63,20 @@ final class ClusterCommand {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Mixin TlsOptions tls = new TlsOptions();
+
     @Spec CommandSpec spec = CommandSpec.create();
 
     abstract HttpRequest.Builder request(URI members);
 
     @Override
     public Integer call() throws InterruptedException {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = http(tls);
       Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       for (String address : admin.split(",", -1)) {
         HttpResponse<String> response;
         try {
-          URI members = URI.create("http://" + address.trim() + "/cluster/members");
+          URI members = URI.create(scheme(tls) + "://" + address.trim() + "/cluster/members");
           // a change waits for the new member to catch up: up to a minute on the node's side
           response =
               http.send(
@@ -158,11 +178,13 @@ final class ClusterCommand {
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
+    @Mixin TlsOptions tls = new TlsOptions();
+
     @Spec CommandSpec spec = CommandSpec.create();
 
     @Override
     public Integer call() throws InterruptedException {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = http(tls);
       List<Map<String, Object>> members = new ArrayList<>();
       int answered = 0;
       for (String address : admin.split(",", -1)) {
@@ -171,7 +193,8 @@ final class ClusterCommand {
         try {
           String body =
               http.send(
-                      HttpRequest.newBuilder(URI.create("http://" + address.trim() + "/cluster"))
+                      HttpRequest.newBuilder(
+                              URI.create(scheme(tls) + "://" + address.trim() + "/cluster"))
                           .timeout(Duration.ofSeconds(3))
                           .build(),
                       HttpResponse.BodyHandlers.ofString())

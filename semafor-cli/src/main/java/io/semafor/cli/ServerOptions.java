@@ -7,6 +7,7 @@ import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options every client subcommand takes: where the server is, and the output format. */
@@ -33,6 +34,8 @@ final class ServerOptions {
               + " $SEMAFOR_SESSION_TTL, else 10s.")
   Duration sessionTtl = Duration.ofSeconds(10);
 
+  @Mixin TlsOptions tls = new TlsOptions();
+
   /**
    * Connects, giving up after a few seconds.
    *
@@ -40,12 +43,16 @@ final class ServerOptions {
    */
   SemaforClient connect() {
     try {
-      return SemaforClient.builder()
-          .addresses(server)
-          .clientName("semafor-cli")
-          .sessionTtl(sessionTtl)
-          .connectTimeout(Duration.ofSeconds(3))
-          .connect();
+      SemaforClient.Builder builder =
+          SemaforClient.builder()
+              .addresses(server)
+              .clientName("semafor-cli")
+              .sessionTtl(sessionTtl)
+              .connectTimeout(Duration.ofSeconds(3));
+      if (tls.enabled()) {
+        builder.tls(tls.config());
+      }
+      return builder.connect();
     } catch (SemaforException e) {
       if (e.code() == ErrorCode.UNAVAILABLE) {
         throw new Unreachable(server, e);

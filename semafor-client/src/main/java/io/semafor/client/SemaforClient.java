@@ -414,7 +414,7 @@ public final class SemaforClient implements AutoCloseable {
                   ProcessHandle.current().pid(),
                   connectTimeout,
                   giveUp,
-                  tls == null ? null : tls.context(),
+                  tls == null ? null : tls.sslContext(),
                   tls == null || tls.hostnameVerification()));
       return new SemaforClient(link, answerTimeout);
     }

@@ -43,8 +43,11 @@ public final class TlsConfig {
     return material;
   }
 
-  /** The JDK context the client's sockets are made with. */
-  SSLContext context() {
+  /**
+   * The JDK context the client's sockets are made with; also usable for HTTPS to a server's admin
+   * port (as {@code semafor cluster} does), whose certificate is the same.
+   */
+  public SSLContext sslContext() {
     return context;
   }
 

@@ -12,7 +12,6 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
 
@@ -66,19 +65,9 @@ final class Wire implements AutoCloseable {
         this.out = socket.getOutputStream();
       } else {
         SSLSocket layered =
-            (SSLSocket)
-                context
-                    .getSocketFactory()
-                    .createSocket(socket, address.getHostString(), address.getPort(), true);
+            TlsSockets.layer(
+                context, verifyHostname, socket, address.getHostString(), address.getPort());
         this.tls = layered;
-        if (verifyHostname) {
-          SSLParameters parameters = layered.getSSLParameters();
-          // as HTTPS does: the certificate's subject alternative names must hold the host
-          parameters.setEndpointIdentificationAlgorithm("HTTPS");
-          layered.setSSLParameters(parameters);
-        }
-        // now, not on the first write: a refused certificate fails here, under the watchdog
-        layered.startHandshake();
         this.in = layered.getInputStream();
         this.out = layered.getOutputStream();
       }
