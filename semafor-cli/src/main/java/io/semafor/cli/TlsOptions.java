@@ -36,9 +36,13 @@ final class TlsOptions {
       description = "The key of --tls-cert (PEM, unencrypted PKCS#8). Default: $SEMAFOR_TLS_KEY.")
   @Nullable Path key;
 
-  /** Whether any TLS option was given. */
+  /** Whether any TLS option was given (an empty environment variable counts as not set). */
   boolean enabled() {
-    return ca != null || cert != null || key != null;
+    return given(ca) != null || given(cert) != null || given(key) != null;
+  }
+
+  private static @Nullable Path given(@Nullable Path file) {
+    return file == null || file.toString().isEmpty() ? null : file;
   }
 
   /**
@@ -47,16 +51,17 @@ final class TlsOptions {
    * @throws ServerOptions.BadOption naming the option whose file is wrong
    */
   TlsConfig config() {
-    Path c = cert;
-    Path k = key;
+    Path c = given(cert);
+    Path k = given(key);
+    Path trusted = given(ca);
     if ((c == null) != (k == null)) {
       throw new ServerOptions.BadOption(
           (c == null ? "--tls-key: needs --tls-cert" : "--tls-cert: needs --tls-key") + " too",
           null);
     }
     TlsConfig.Builder builder = TlsConfig.builder();
-    if (ca != null) {
-      builder.trustedCa(ca);
+    if (trusted != null) {
+      builder.trustedCa(trusted);
     }
     if (c != null && k != null) {
       builder.clientCertificate(c, k);
