@@ -91,11 +91,13 @@ final class AuthCommand {
 
     @Mixin TokenOption credentials = new TokenOption();
 
+    @Mixin TlsOptions tls = new TlsOptions();
+
     @Spec CommandSpec spec = CommandSpec.create();
 
     @Override
     public Integer call() throws InterruptedException {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = ClusterCommand.http(tls);
       String token = credentials.token();
       int status = ExitCodes.OK;
       for (String address : admin.split(",", -1)) {
@@ -105,7 +107,9 @@ final class AuthCommand {
           response =
               http.send(
                   ClusterCommand.authorized(
-                          HttpRequest.newBuilder(URI.create("http://" + where + "/auth/reload")),
+                          HttpRequest.newBuilder(
+                              URI.create(
+                                  ClusterCommand.scheme(tls) + "://" + where + "/auth/reload")),
                           token)
                       .POST(HttpRequest.BodyPublishers.noBody())
                       .timeout(Duration.ofSeconds(10))

@@ -38,6 +38,23 @@ final class ClusterCommand {
     return token.isEmpty() ? request : request.header("Authorization", "Bearer " + token);
   }
 
+  /**
+   * A client for the admin ports: HTTPS with the TLS options' CA (and client certificate) when any
+   * is given, else plain HTTP. Java's HTTP client checks the server's name against its certificate.
+   */
+  static HttpClient http(TlsOptions tls) {
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    if (tls.enabled()) {
+      builder.sslContext(tls.sslContext());
+    }
+    return builder.build();
+  }
+
+  /** {@code https} when the TLS options are given, else {@code http}. */
+  static String scheme(TlsOptions tls) {
+    return tls.enabled() ? "https" : "http";
+  }
+
   /** What {@code add} and {@code remove} share: where to send the change and how to report it. */
   abstract static class MembershipChange implements Callable<Integer> {
     @Option(
@@ -52,6 +69,7 @@ final class ClusterCommand {
     boolean json;
 
     @Mixin TokenOption credentials = new TokenOption();
+    @Mixin TlsOptions tls = new TlsOptions();
 
     @Spec CommandSpec spec = CommandSpec.create();
 
@@ -59,12 +77,12 @@ final class ClusterCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = http(tls);
       Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       for (String address : admin.split(",", -1)) {
         HttpResponse<String> response;
         try {
-          URI members = URI.create("http://" + address.trim() + "/cluster/members");
+          URI members = URI.create(scheme(tls) + "://" + address.trim() + "/cluster/members");
           // a change waits for the new member to catch up: up to a minute on the node's side
           response =
               http.send(
@@ -169,12 +187,13 @@ final class ClusterCommand {
     boolean json;
 
     @Mixin TokenOption credentials = new TokenOption();
+    @Mixin TlsOptions tls = new TlsOptions();
 
     @Spec CommandSpec spec = CommandSpec.create();
 
     @Override
     public Integer call() throws InterruptedException {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient http = http(tls);
       List<Map<String, Object>> members = new ArrayList<>();
       int answered = 0;
       String token = credentials.token();
@@ -186,7 +205,7 @@ final class ClusterCommand {
               http.send(
                       authorized(
                               HttpRequest.newBuilder(
-                                  URI.create("http://" + address.trim() + "/cluster")),
+                                  URI.create(scheme(tls) + "://" + address.trim() + "/cluster")),
                               token)
                           .timeout(Duration.ofSeconds(3))
                           .build(),

@@ -1,6 +1,7 @@
 package io.semafor.cli;
 
 import io.semafor.raft.ClusterConfig;
+import io.semafor.raft.PeerTls;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Logging;
@@ -105,15 +106,40 @@ final class ServerCommand implements Callable<Integer> {
     }
     ClusterConfig cluster = cluster();
     ClusterConfig.Peer self = cluster.self();
+    ServerConfig config = options.config(self.host(), self.clientPort());
+    PeerTls peerTls = peerTls();
     Main.run(
-        options.config(self.host(), self.clientPort()),
-        (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
+        config, (machine, listener) -> RaftReplicator.start(cluster, machine, listener, peerTls));
     return ExitCodes.OK;
   }
 
   /** Where the server listens, for messages: this node's address, or "this node's ports". */
   String listenAddress() {
     return nodeId == null ? options.host() + ":" + options.port() : "this node's ports";
+  }
+
+  /**
+   * Mutual TLS between the members with this node's certificate, when it has one (the server's
+   * options checked its files already); null for plaintext Raft.
+   */
+  private @Nullable PeerTls peerTls() {
+    Path cert = options.tlsCert();
+    Path key = options.tlsKey();
+    if (cert == null || key == null) {
+      return null;
+    }
+    Path ca = options.tlsPeerCa();
+    if (ca == null) {
+      throw usage(
+          "--tls-peer-ca: a cluster node with --tls-cert needs the CA of its peers' certificates"
+              + " (--tls-peer-ca, or --tls-client-ca if it is the same)");
+    }
+    try {
+      io.semafor.protocol.tls.PemFiles.certificates(ca);
+    } catch (IllegalArgumentException e) {
+      throw usage("--tls-peer-ca: " + e.getMessage());
+    }
+    return new PeerTls(cert, key, ca);
   }
 
   private ClusterConfig cluster() {

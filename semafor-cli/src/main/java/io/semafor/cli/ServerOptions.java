@@ -36,6 +36,8 @@ final class ServerOptions {
               + " $SEMAFOR_SESSION_TTL, else 10s.")
   Duration sessionTtl = Duration.ofSeconds(10);
 
+  @Mixin TlsOptions tls = new TlsOptions();
+
   /**
    * Connects, giving up after a few seconds.
    *
@@ -43,13 +45,17 @@ final class ServerOptions {
    */
   SemaforClient connect() {
     try {
-      return SemaforClient.builder()
-          .addresses(server)
-          .clientName("semafor-cli")
-          .sessionTtl(sessionTtl)
-          .connectTimeout(Duration.ofSeconds(3))
-          .token(credentials.token())
-          .connect();
+      SemaforClient.Builder builder =
+          SemaforClient.builder()
+              .addresses(server)
+              .clientName("semafor-cli")
+              .sessionTtl(sessionTtl)
+              .connectTimeout(Duration.ofSeconds(3))
+              .token(credentials.token());
+      if (tls.enabled()) {
+        builder.tls(tls.config());
+      }
+      return builder.connect();
     } catch (SemaforException e) {
       if (e.code() == ErrorCode.UNAVAILABLE) {
         throw new Unreachable(server, e);

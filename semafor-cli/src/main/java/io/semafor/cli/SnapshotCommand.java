@@ -113,12 +113,14 @@ final class SnapshotCommand {
       Path target = file.toAbsolutePath();
       Path partial = target.resolveSibling(target.getFileName() + ".part");
       SnapshotDownload.Result result;
+      io.semafor.client.TlsConfig tls = server.tls.enabled() ? server.tls.config() : null;
       try (OutputStream out = Files.newOutputStream(partial)) {
         result =
             SnapshotDownload.save(
                 server.server,
                 out,
                 timeout == null ? Duration.ofDays(365) : timeout,
+                tls,
                 server.credentials.token());
       } catch (io.semafor.client.SemaforException e) {
         deleteQuietly(partial);

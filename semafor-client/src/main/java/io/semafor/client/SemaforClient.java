@@ -316,8 +316,19 @@ public final class SemaforClient implements AutoCloseable {
     private Duration answerTimeout = Duration.ofSeconds(30);
     private @Nullable Duration giveUpAfter;
     private String token = "";
+    private @Nullable TlsConfig tls;
 
     private Builder() {}
+
+    /**
+     * Speak TLS to the servers, with {@code config}'s CA, client certificate and hostname
+     * verification; default plain TCP. A server that speaks TLS refuses a plaintext client, and a
+     * plaintext server a TLS one: the connection fails with UNAVAILABLE.
+     */
+    public Builder tls(TlsConfig config) {
+      tls = config;
+      return this;
+    }
 
     /** {@code "host:port"}, or several separated by commas. */
     public Builder addresses(String value) {
@@ -426,7 +437,9 @@ public final class SemaforClient implements AutoCloseable {
                   ProcessHandle.current().pid(),
                   connectTimeout,
                   giveUp,
-                  token));
+                  token,
+                  tls == null ? null : tls.sslContext(),
+                  tls == null || tls.hostnameVerification()));
       return new SemaforClient(link, answerTimeout);
     }
   }

@@ -2,6 +2,7 @@ package io.semafor.client;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.semafor.client.internal.ErrorCodes;
+import io.semafor.client.internal.TlsSockets;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Downloads a consistent snapshot of a server's whole state (what {@code semafor snapshot save}
@@ -60,17 +62,20 @@ public final class SnapshotDownload {
    */
   public static Result save(String addresses, OutputStream out, Duration timeout)
       throws IOException {
-    return save(addresses, out, timeout, "");
+    return save(addresses, out, timeout, null, "");
   }
 
   /**
-   * Like {@link #save(String, OutputStream, Duration)}, authenticating with {@code token} to a
-   * server that checks permissions (the principal needs {@code cluster}). With a token, the
-   * connection says Hello first, which opens a session of {@link #SESSION_TTL} that ends by itself.
+   * Like {@link #save(String, OutputStream, Duration)}, over TLS with {@code tls} if it is not
+   * null, and authenticating with {@code token} (if not empty) to a server that checks permissions
+   * (the principal needs {@code cluster}). With a token, the connection says Hello first, which
+   * opens a session of {@link #SESSION_TTL} that ends by itself.
    *
+   * @throws IOException also if the TLS handshake fails (a refused certificate)
    * @throws SemaforException UNAUTHENTICATED or PERMISSION_DENIED if the server refused the token
    */
-  public static Result save(String addresses, OutputStream out, Duration timeout, String token)
+  public static Result save(
+      String addresses, OutputStream out, Duration timeout, @Nullable TlsConfig tls, String token)
       throws IOException {
     List<InetSocketAddress> given = SemaforClient.builder().addresses(addresses).addressList();
     if (given.isEmpty()) {
@@ -82,12 +87,22 @@ public final class SnapshotDownload {
       InetSocketAddress target = next.poll();
       String where = target.getHostString() + ":" + target.getPort();
       Attempt attempt = new Attempt(where, out);
-      try (Socket socket = new Socket()) {
-        socket.connect(
+      try (Socket plain = new Socket()) {
+        plain.connect(
             new InetSocketAddress(target.getHostString(), target.getPort()),
             (int) Math.min(Integer.MAX_VALUE, Math.max(1, Math.min(timeout.toMillis(), 5_000))));
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
+        plain.setTcpNoDelay(true);
+        plain.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
+        @SuppressWarnings("resource") // closing plain closes the TLS layer's socket
+        Socket socket =
+            tls == null
+                ? plain
+                : TlsSockets.layer(
+                    tls.sslContext(),
+                    tls.hostnameVerification(),
+                    plain,
+                    target.getHostString(),
+                    target.getPort());
         OutputStream request = new BufferedOutputStream(socket.getOutputStream());
         if (!token.isEmpty()) {
           Frames.write(

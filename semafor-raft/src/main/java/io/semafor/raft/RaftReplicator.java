@@ -31,8 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -106,6 +108,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private final RaftGroup group;
 
+  /** Ratis's parameters: the peers' TLS, if any, for the server and every client it makes. */
+  private final Parameters parameters;
+
   private final RaftPeerId selfId;
 
   /** Who this node's entries and reads come from, as Ratis's retry cache and reads know them. */
@@ -156,9 +161,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private record Batch(List<Object> items, List<@Nullable Object> contexts) {}
 
-  private RaftReplicator(ClusterConfig config, SemaphoreMachine machine, ApplyListener listener)
+  private RaftReplicator(
+      ClusterConfig config, SemaphoreMachine machine, ApplyListener listener, @Nullable PeerTls tls)
       throws IOException {
     this.config = config;
+    this.parameters = parameters(tls);
     this.listener = listener;
     this.selfId = RaftPeerId.valueOf(config.nodeId());
     this.stateMachine =
@@ -172,6 +179,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
             .setServerId(selfId)
             .setGroup(group)
             .setProperties(serverProperties(config))
+            .setParameters(parameters)
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
@@ -206,6 +214,22 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    */
   public static RaftReplicator start(
       ClusterConfig config, SemaphoreMachine machine, ApplyListener listener) {
+    return start(config, machine, listener, null);
+  }
+
+  /**
+   * Like {@link #start(ClusterConfig, SemaphoreMachine, ApplyListener)}, with mutual TLS between
+   * the members if {@code tls} is not null: then every member of the cluster must use TLS with
+   * certificates from the same CA. A member whose certificate does not lead to it is refused in the
+   * handshake, both ways, and so never joins.
+   *
+   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound
+   */
+  public static RaftReplicator start(
+      ClusterConfig config,
+      SemaphoreMachine machine,
+      ApplyListener listener,
+      @Nullable PeerTls tls) {
     if (ForkJoinPool.getCommonPoolParallelism() < 2) {
       log.warn(
           "the common fork-join pool has parallelism {}: Ratis will start a thread for every entry"
@@ -214,10 +238,25 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
           ForkJoinPool.getCommonPoolParallelism());
     }
     try {
-      return new RaftReplicator(config, machine, listener);
+      return new RaftReplicator(config, machine, listener, tls);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Raft member " + config.nodeId(), e);
     }
+  }
+
+  /**
+   * Ratis's parameters with the peers' TLS: one config serves the server's ports and the clients it
+   * calls other members with (Ratis falls back to {@code GrpcConfigKeys.TLS} for each). Ratis reads
+   * the PEM files itself; they were read and checked once already by the command line.
+   */
+  private static Parameters parameters(@Nullable PeerTls tls) {
+    Parameters parameters = new Parameters();
+    if (tls != null) {
+      GrpcConfigKeys.TLS.setConf(
+          parameters,
+          new GrpcTlsConfig(tls.key().toFile(), tls.cert().toFile(), tls.ca().toFile(), true));
+    }
+    return parameters;
   }
 
   static RaftGroup group(ClusterConfig config) {
@@ -625,6 +664,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         properties, TimeDuration.valueOf(MEMBERSHIP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
     return RaftClient.newBuilder()
         .setProperties(properties)
+        .setParameters(parameters)
         .setRaftGroup(RaftGroup.valueOf(GROUP_ID, members))
         .setRetryPolicy(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(

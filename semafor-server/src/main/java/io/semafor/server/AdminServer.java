@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
@@ -74,6 +77,7 @@ final class AdminServer implements AutoCloseable {
   AdminServer(
       String host,
       int port,
+      @Nullable ServerTls tls,
       ServerMetrics metrics,
       Function<Query, CompletableFuture<Reply>> read,
       SemaforServer server)
@@ -81,7 +85,10 @@ final class AdminServer implements AutoCloseable {
     this.metrics = metrics;
     this.read = read;
     this.server = server;
-    this.http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    this.http =
+        tls == null
+            ? HttpServer.create(new InetSocketAddress(host, port), 16)
+            : https(host, port, tls);
     // answers /health itself and hands every other request to its lane: never blocks
     this.executor =
         Executors.newFixedThreadPool(
@@ -102,6 +109,22 @@ final class AdminServer implements AutoCloseable {
     http.createContext("/cluster/members", on(changes, guarded(Need.CLUSTER, this::members)));
     http.createContext("/auth/reload", on(changes, guarded(Need.CLUSTER, this::reloadAuth)));
     http.start();
+  }
+
+  /**
+   * HTTPS with the client port's certificate; client certificates asked for or required as on the
+   * client port.
+   */
+  private static HttpsServer https(String host, int port, ServerTls tls) throws IOException {
+    HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 16);
+    https.setHttpsConfigurator(
+        new HttpsConfigurator(tls.jdkContext()) {
+          @Override
+          public void configure(HttpsParameters parameters) {
+            parameters.setSSLParameters(tls.adminParameters());
+          }
+        });
+    return https;
   }
 
   /** Requests that may wait, each beyond the one running, before more are answered 503. */

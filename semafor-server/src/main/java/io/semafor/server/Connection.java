@@ -626,6 +626,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     } else if (cause instanceof DecoderException
         && cause.getCause() instanceof InvalidProtocolBufferException bad) {
       fatal(ErrorCode.INVALID_ARGUMENT, "frame: not a ClientFrame: " + bad.getMessage());
+    } else if (Tls.failed(cause)) {
+      // a plaintext client on a TLS port, a certificate refused: said in one line, no stack trace;
+      // nothing can be sent back in the clear through the TLS handler, so the connection closes
+      log.info("TLS with {} failed: {}", ctx.channel().remoteAddress(), Tls.reason(cause));
+      ctx.close();
     } else if (cause instanceof IOException) {
       ctx.close(); // the peer went away
     } else {

@@ -133,9 +133,16 @@ public final class Main implements Callable<Integer> {
     System.out.println(
         "semafor server listening on "
             + hostPort(server)
+            + (config.tls() == null ? "" : " with TLS")
             + (admin == null
                 ? ""
-                : " (metrics: http://" + config.host() + ":" + admin.getPort() + "/metrics)"));
+                : " (metrics: "
+                    + (config.tls() == null ? "http" : "https")
+                    + "://"
+                    + config.host()
+                    + ":"
+                    + admin.getPort()
+                    + "/metrics)"));
     System.out.flush();
     stopped.await();
   }

@@ -96,19 +96,34 @@ public final class SemaforServer implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     connections.add(ch);
+                    ServerTls tls = config.tls();
+                    if (tls != null) {
+                      // first: every byte in and out is TLS; the handler passes nothing on before
+                      // the handshake, so no frame is read from a client that has not finished it
+                      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast("frames-in", new FrameCodec.Decoder(config.maxFrameBytes()))
                         .addLast("frames-out", new FrameCodec.Encoder())
                         .addLast("connection", new Connection(replicator, sessions, config, edge));
                   }
                 });
+    if (config.insecure()) {
+      log.warn(
+          "INSECURE: started with --insecure; whoever reaches {}:{} may read and change every"
+              + " semaphore{}",
+          config.host(),
+          config.port(),
+          config.tls() == null ? ", in plain text" : "");
+    }
     this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
     this.admin = config.adminPort() < 0 ? null : startAdmin();
   }
 
   private AdminServer startAdmin() {
     try {
-      return new AdminServer(config.host(), config.adminPort(), metrics, this::read, this);
+      return new AdminServer(
+          config.host(), config.adminPort(), config.tls(), metrics, this::read, this);
     } catch (IOException e) {
       listener.close().awaitUninterruptibly();
       throw new UncheckedIOException(

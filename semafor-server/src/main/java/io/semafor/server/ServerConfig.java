@@ -5,6 +5,7 @@ import io.semafor.protocol.Frames;
 import io.semafor.server.options.Durations;
 import io.semafor.server.security.Security;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a server runs. Built with {@link #builder()}, validated once by {@link Builder#build()}
@@ -25,6 +26,7 @@ public final class ServerConfig {
   private final Security security;
   private final boolean insecure;
   private final boolean openMetrics;
+  private final @Nullable ServerTls tls;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -41,6 +43,7 @@ public final class ServerConfig {
     this.security = b.security;
     this.insecure = b.insecure;
     this.openMetrics = b.openMetrics;
+    this.tls = b.tls;
   }
 
   /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
@@ -133,6 +136,14 @@ public final class ServerConfig {
     return openMetrics;
   }
 
+  /**
+   * TLS on the client and admin ports (the same certificate), or null (the default) for plain TCP
+   * and HTTP.
+   */
+  public @Nullable ServerTls tls() {
+    return tls;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -149,6 +160,7 @@ public final class ServerConfig {
     private Security security = Security.open();
     private boolean insecure;
     private boolean openMetrics;
+    private @Nullable ServerTls tls;
 
     private Builder() {}
 
@@ -164,6 +176,12 @@ public final class ServerConfig {
 
     public Builder insecure(boolean value) {
       insecure = value;
+      return this;
+    }
+
+    /** TLS on the client and admin ports; null for none. */
+    public Builder tls(@Nullable ServerTls value) {
+      tls = value;
       return this;
     }
 

@@ -248,14 +248,26 @@ final class Workloads {
     }
   }
 
+  /** TLS for every client connection the workloads make; null (the default) for plain TCP. */
+  private static volatile io.semafor.client.@org.jspecify.annotations.Nullable TlsConfig tls;
+
+  /** Makes every later client connection speak TLS with {@code config} (LoadGenerator --tls-ca). */
+  static void tls(io.semafor.client.TlsConfig config) {
+    tls = config;
+  }
+
   private static synchronized SemaforClient connect(
       String server, List<SemaforClient> connections) {
-    SemaforClient client =
+    SemaforClient.Builder builder =
         SemaforClient.builder()
             .addresses(server)
             .clientName("load")
-            .sessionTtl(Duration.ofSeconds(30))
-            .connect();
+            .sessionTtl(Duration.ofSeconds(30));
+    io.semafor.client.TlsConfig config = tls;
+    if (config != null) {
+      builder.tls(config);
+    }
+    SemaforClient client = builder.connect();
     connections.add(client);
     return client;
   }

@@ -579,7 +579,7 @@ public final class Link implements AutoCloseable {
 
   /** Connects and says Hello; returns the wire once Welcome accepted it. */
   private Wire handshake(InetSocketAddress address, long resume) throws IOException {
-    Wire w = Wire.connect(address, config.connectTimeout());
+    Wire w = Wire.connect(address, config.connectTimeout(), config.tls(), config.verifyHostname());
     try {
       Welcome welcome = hello(w, resume);
       if (welcome.hasFailure()

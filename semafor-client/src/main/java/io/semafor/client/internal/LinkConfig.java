@@ -3,6 +3,8 @@ package io.semafor.client.internal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link Link} needs: where the servers are, the session TTL to ask for, and timing.
@@ -10,6 +12,8 @@ import java.util.List;
  * @param giveUpAfter how long without any reachable server before pending calls fail with
  *     UNAVAILABLE (their outcome unknown); reconnecting goes on for later calls
  * @param token the bearer token sent in every Hello; empty for none (docs/security.md)
+ * @param tls the TLS context to connect with, or null for plain TCP
+ * @param verifyHostname whether a server's certificate must name the address connected to
  */
 public record LinkConfig(
     List<InetSocketAddress> addresses,
@@ -19,7 +23,9 @@ public record LinkConfig(
     long clientPid,
     Duration connectTimeout,
     Duration giveUpAfter,
-    String token) {
+    String token,
+    @Nullable SSLContext tls,
+    boolean verifyHostname) {
   public LinkConfig {
     addresses = List.copyOf(addresses);
   }

@@ -11,6 +11,9 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One TCP connection to a server, read and written with blocking I/O and no socket timeouts: a JDK
@@ -21,6 +24,10 @@ import java.util.concurrent.ScheduledFuture;
  */
 final class Wire implements AutoCloseable {
   private final Socket socket;
+
+  /** The TLS layer over {@link #socket}, or null for plain TCP. */
+  private final @Nullable SSLSocket tls;
+
   private final InputStream in;
   private final OutputStream out;
   private final InetSocketAddress address;
@@ -31,7 +38,12 @@ final class Wire implements AutoCloseable {
   private final ScheduledFuture<?> watchdog;
   private volatile boolean watchdogFired;
 
-  private Wire(Socket socket, InetSocketAddress address, Duration handshakeTimeout)
+  private Wire(
+      Socket socket,
+      InetSocketAddress address,
+      Duration handshakeTimeout,
+      @Nullable SSLContext context,
+      boolean verifyHostname)
       throws IOException {
     this.socket = socket;
     this.address = address;
@@ -47,8 +59,18 @@ final class Wire implements AutoCloseable {
       socket.setTcpNoDelay(true);
       socket.setKeepAlive(true);
       socket.connect(address);
-      this.in = socket.getInputStream();
-      this.out = socket.getOutputStream();
+      if (context == null) {
+        this.tls = null;
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+      } else {
+        SSLSocket layered =
+            TlsSockets.layer(
+                context, verifyHostname, socket, address.getHostString(), address.getPort());
+        this.tls = layered;
+        this.in = layered.getInputStream();
+        this.out = layered.getOutputStream();
+      }
     } catch (IOException e) {
       close();
       throw timedOutOr(e);
@@ -59,8 +81,13 @@ final class Wire implements AutoCloseable {
    * Connects; the connection and the handshake that follows must be done, and {@link #connected}
    * called, within {@code handshakeTimeout}, or the socket is closed under them.
    */
-  static Wire connect(InetSocketAddress address, Duration handshakeTimeout) throws IOException {
-    return new Wire(new Socket(), address, handshakeTimeout);
+  static Wire connect(
+      InetSocketAddress address,
+      Duration handshakeTimeout,
+      @Nullable SSLContext tls,
+      boolean verifyHostname)
+      throws IOException {
+    return new Wire(new Socket(), address, handshakeTimeout, tls, verifyHostname);
   }
 
   /** The handshake succeeded: the watchdog stands down. */
@@ -149,6 +176,11 @@ final class Wire implements AutoCloseable {
   public void close() {
     watchdog.cancel(false);
     try {
+      SSLSocket layered = tls;
+      if (layered != null && !watchdogFired) {
+        // close_notify first, so the server sees a clean end and not a truncated TLS stream
+        layered.close();
+      }
       socket.close();
     } catch (IOException ignored) {
       // closing anyway

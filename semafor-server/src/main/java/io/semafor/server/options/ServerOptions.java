@@ -4,6 +4,7 @@ import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
 import io.semafor.server.Logging;
 import io.semafor.server.ServerConfig;
+import io.semafor.server.ServerTls;
 import io.semafor.server.security.AuthFile;
 import io.semafor.server.security.Security;
 import java.nio.file.Path;
@@ -210,6 +211,60 @@ public final class ServerOptions {
               + " ceiling only (default ${DEFAULT-VALUE}).")
   int maxSlottedCapacity = 65_536;
 
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "FILE",
+      description =
+          "Serve TLS on every port (client, admin, Raft) with this PEM certificate chain, leaf"
+              + " first (with --tls-key; docs/security-tls.md).")
+  @Nullable Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "FILE",
+      description = "The private key of --tls-cert: PEM, unencrypted PKCS#8.")
+  @Nullable Path tlsKey;
+
+  @Option(
+      names = "--tls-client-ca",
+      paramLabel = "FILE",
+      description =
+          "Verify client certificates (client and admin ports) against the CA certificates in"
+              + " this PEM file; clients then need one unless --tls-client-auth optional.")
+  @Nullable Path tlsClientCa;
+
+  @Option(
+      names = "--tls-client-auth",
+      paramLabel = "none|optional|require",
+      converter = ClientAuths.class,
+      description =
+          "Whether clients must present a certificate: require (the default with"
+              + " --tls-client-ca), optional, or none (the default without).")
+  ServerTls.@Nullable ClientAuth tlsClientAuth;
+
+  @Option(
+      names = "--tls-peer-ca",
+      paramLabel = "FILE",
+      description =
+          "Cluster node: the CA of the other members' certificates; Raft peers verify each"
+              + " other with it both ways (default: --tls-client-ca).")
+  @Nullable Path tlsPeerCa;
+
+  /** {@code none}, {@code optional} or {@code require}, in any case. */
+  static final class ClientAuths implements CommandLine.ITypeConverter<ServerTls.ClientAuth> {
+    @Override
+    public ServerTls.ClientAuth convert(String value) {
+      return switch (value.strip().toLowerCase(Locale.ROOT)) {
+        case "none" -> ServerTls.ClientAuth.NONE;
+        case "optional" -> ServerTls.ClientAuth.OPTIONAL;
+        case "require" -> ServerTls.ClientAuth.REQUIRE;
+        default ->
+            throw new CommandLine.TypeConversionException(
+                "'" + value + "' is none of none, optional, require");
+      };
+    }
+  }
+
   /** {@code text} or {@code json}, in any case. */
   static final class LogFormats implements CommandLine.ITypeConverter<Logging.Format> {
     @Override
@@ -240,6 +295,56 @@ public final class ServerOptions {
   /** The client port, as given. */
   public int port() {
     return port;
+  }
+
+  /** The certificate chain file every port serves, or null for plain TCP. */
+  public @Nullable Path tlsCert() {
+    return tlsCert;
+  }
+
+  /** The key of {@link #tlsCert()}. */
+  public @Nullable Path tlsKey() {
+    return tlsKey;
+  }
+
+  /**
+   * The CA file the Raft peers' certificates must lead to: {@code --tls-peer-ca}, else {@code
+   * --tls-client-ca}; null if neither is given.
+   */
+  public @Nullable Path tlsPeerCa() {
+    return tlsPeerCa != null ? tlsPeerCa : tlsClientCa;
+  }
+
+  /**
+   * The server's TLS as given, read and checked, or null if {@code --tls-cert} is not given.
+   *
+   * @throws CommandLine.ParameterException naming the option whose file is wrong
+   */
+  public @Nullable ServerTls tls() {
+    Path cert = tlsCert;
+    Path key = tlsKey;
+    if (cert == null && key == null) {
+      if (tlsClientCa != null || tlsClientAuth != null) {
+        throw usage(
+            new IllegalArgumentException(
+                (tlsClientCa != null ? "tlsClientCa" : "tlsClientAuth")
+                    + ": needs --tls-cert and --tls-key (the server's own certificate)"));
+      }
+      return null;
+    }
+    if (cert == null || key == null) {
+      throw usage(
+          new IllegalArgumentException(
+              (cert == null ? "tlsKey" : "tlsCert")
+                  + ": needs "
+                  + (cert == null ? "--tls-cert" : "--tls-key")
+                  + " too"));
+    }
+    try {
+      return ServerTls.load(cert, key, tlsClientCa, tlsClientAuth);
+    } catch (IllegalArgumentException e) {
+      throw usage(e);
+    }
   }
 
   /**
@@ -275,7 +380,9 @@ public final class ServerOptions {
   public ServerConfig config(String listenHost, int listenPort) {
     Limits limits = limits();
     Security security = security();
-    String unsafe = SafeDefaults.refusal(listenHost, security.access().enforced(), insecure);
+    ServerTls tls = tls();
+    String unsafe =
+        SafeDefaults.refusal(listenHost, security.access().enforced(), tls != null, insecure);
     if (unsafe != null) {
       throw usage(unsafe);
     }
@@ -294,6 +401,7 @@ public final class ServerOptions {
           .security(security)
           .insecure(insecure)
           .openMetrics(openMetrics)
+          .tls(tls)
           .build();
     } catch (IllegalArgumentException e) {
       throw usage(e);
