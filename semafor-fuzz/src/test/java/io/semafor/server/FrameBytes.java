@@ -27,26 +27,30 @@ record FrameBytes(List<ClientFrame> frames, boolean refused) {
     EmbeddedChannel channel = new EmbeddedChannel(new FrameCodec.Decoder(MAX_FRAME_BYTES));
     List<ClientFrame> frames = new ArrayList<>();
     boolean refused = false;
-    try {
-      for (int at = 0; at < bytes.length && !refused; at += piece) {
-        int n = Math.min(piece, bytes.length - at);
-        try {
-          channel.writeInbound(Unpooled.wrappedBuffer(bytes, at, n));
-        } catch (TooLongFrameException e) {
-          refused = true;
-        } catch (DecoderException e) {
-          if (!(e.getCause() instanceof InvalidProtocolBufferException)) {
-            throw e;
-          }
-          refused = true;
-        }
-        for (Object m = channel.readInbound(); m != null; m = channel.readInbound()) {
-          frames.add((ClientFrame) m);
-        }
+    for (int at = 0; at < bytes.length && !refused; at += piece) {
+      int n = Math.min(piece, bytes.length - at);
+      refused = refused(() -> channel.writeInbound(Unpooled.wrappedBuffer(bytes, at, n)));
+      for (Object m = channel.readInbound(); m != null; m = channel.readInbound()) {
+        frames.add((ClientFrame) m);
       }
-    } finally {
-      channel.finishAndReleaseAll();
     }
-    return new FrameBytes(frames, refused);
+    // closing decodes what is left once more, and a refused length is refused again
+    boolean refusedAtEnd = refused(channel::finishAndReleaseAll);
+    return new FrameBytes(frames, refused || refusedAtEnd);
+  }
+
+  /** Whether {@code step} was refused as the decoder documents; another exception propagates. */
+  private static boolean refused(Runnable step) {
+    try {
+      step.run();
+      return false;
+    } catch (TooLongFrameException e) {
+      return true;
+    } catch (DecoderException e) {
+      if (e.getCause() instanceof InvalidProtocolBufferException) {
+        return true;
+      }
+      throw e;
+    }
   }
 }
