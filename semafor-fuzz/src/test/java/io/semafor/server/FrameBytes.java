@@ -28,8 +28,9 @@ record FrameBytes(List<ClientFrame> frames, boolean refused) {
     List<ClientFrame> frames = new ArrayList<>();
     boolean refused = false;
     for (int at = 0; at < bytes.length && !refused; at += piece) {
+      int from = at;
       int n = Math.min(piece, bytes.length - at);
-      refused = refused(() -> channel.writeInbound(Unpooled.wrappedBuffer(bytes, at, n)));
+      refused = refused(() -> channel.writeInbound(Unpooled.wrappedBuffer(bytes, from, n)));
       for (Object m = channel.readInbound(); m != null; m = channel.readInbound()) {
         frames.add((ClientFrame) m);
       }
