@@ -55,6 +55,29 @@ class CorruptSnapshotTest {
     assertThatThrownBy(() -> restore(bytes)).isInstanceOf(IOException.class);
   }
 
+  @Test
+  void aTableLeftLargeByDeletesIsStillASnapshotThatRestores() throws IOException {
+    SemaphoreMachine machine = new SemaphoreMachine();
+    long revision = 0;
+    machine.apply(++revision, 1, new Command.OpenSession(1_000_000_000L));
+    long id = 0;
+    for (int i = 0; i < 300; i++) {
+      machine.apply(
+          ++revision,
+          1,
+          new Command.Request(
+              1, ++id, new Operation.Create(Name.of("s" + i), 1, SemaphoreOptions.DEFAULT)));
+    }
+    // deleting down to a handful shrinks the table step by step; every step must restore
+    for (int i = 0; i < 298; i++) {
+      machine.apply(
+          ++revision, 1, new Command.Request(1, ++id, new Operation.Delete(Name.of("s" + i))));
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      machine.writeSnapshot(new DataOutputStream(bytes));
+      restore(bytes.toByteArray());
+    }
+  }
+
   private static SemaphoreMachine restore(byte[] bytes) throws IOException {
     return SemaphoreMachine.readSnapshot(
         Limits.DEFAULT, new DataInputStream(new ByteArrayInputStream(bytes)));
