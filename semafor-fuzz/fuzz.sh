@@ -17,7 +17,7 @@ nice -n 10 mvn -B -o verify -Pfuzz -pl semafor-fuzz -am -Dtest="$target" \
   -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true \
   -Dfuzz.duration="$duration" >"$log" 2>&1 || status=$?
 # libFuzzer's last status line: "#N DONE cov: C ft: F corp: E/..." (or the last line before a crash)
-last=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+last=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1 || true)
 execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$last")
 cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
 ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
