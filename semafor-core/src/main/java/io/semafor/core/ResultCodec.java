@@ -147,7 +147,7 @@ final class ResultCodec {
         long token = in.readLong();
         long sequence = in.readLong();
         int n = in.readInt();
-        List<List<Long>> slots = new ArrayList<>(n);
+        List<List<Long>> slots = listOf(n);
         for (int i = 0; i < n; i++) {
           slots.add(readLongs(in));
         }
@@ -160,7 +160,7 @@ final class ResultCodec {
       case 17 -> new Result.WaitManyRemoved(in.readBoolean(), in.readLong());
       case 18 -> {
         int n = in.readInt();
-        List<Result.Report> reports = new ArrayList<>(n);
+        List<Result.Report> reports = listOf(n);
         for (int i = 0; i < n; i++) {
           reports.add(new Result.Report(Name.wrap(readBytes(in)), in.readLong(), in.readLong()));
         }
@@ -181,11 +181,22 @@ final class ResultCodec {
 
   static List<Long> readLongs(DataInput in) throws IOException {
     int n = in.readInt();
-    List<Long> values = new ArrayList<>(n);
+    List<Long> values = listOf(n);
     for (int i = 0; i < n; i++) {
       values.add(in.readLong());
     }
     return values;
+  }
+
+  /**
+   * An empty list for {@code n} elements about to be read. Room beyond the first 1,024 is made as
+   * they arrive, so a corrupt count fails at the end of the input instead of allocating gigabytes.
+   */
+  private static <T> List<T> listOf(int n) throws IOException {
+    if (n < 0) {
+      throw new IOException("corrupt snapshot: a list of " + n + " elements");
+    }
+    return new ArrayList<>(Math.min(n, 1024));
   }
 
   static void writeBytes(DataOutput out, byte[] bytes) throws IOException {

@@ -307,12 +307,19 @@ public final class SemaphoreMachine {
   /**
    * Restores a machine from a snapshot written by {@link #writeSnapshot}.
    *
-   * @throws IOException if the input ends early or is not a snapshot of a known version
+   * @throws IOException if the input ends early, is not a snapshot of a known version, or is
+   *     corrupt: its parts do not fit together (a state the machine could not have written)
    */
   public static SemaphoreMachine readSnapshot(Limits limits, DataInput in) throws IOException {
-    SemaphoreMachine machine = new SemaphoreMachine(new SnapshotReader(limits, in).read());
-    machine.order.resumePending();
-    machine.waitMany.resumeReadyLists();
-    return machine;
+    try {
+      SemaphoreMachine machine = new SemaphoreMachine(new SnapshotReader(limits, in).read());
+      machine.order.resumePending();
+      machine.waitMany.resumeReadyLists();
+      return machine;
+    } catch (RuntimeException e) {
+      // the reader checks the format; a state that breaks the machine's own assumptions while it
+      // is rebuilt (found by fuzzing, decision 0030) is a corrupt snapshot too, not a crash
+      throw new IOException("corrupt snapshot: " + e, e);
+    }
   }
 }

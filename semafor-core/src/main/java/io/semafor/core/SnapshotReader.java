@@ -2,12 +2,28 @@ package io.semafor.core;
 
 import java.io.DataInput;
 import java.io.IOException;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** Rebuilds an {@link Engine} from what {@link SnapshotWriter} wrote. */
 final class SnapshotReader {
+  /** The smallest table a {@link SemaphoreIndex} has. */
+  private static final int MIN_TABLE = 16;
+
+  /** The most elements a count read from the snapshot makes room for before they are read. */
+  private static final int PREALLOCATED = 1024;
+
+  /**
+   * The most operations of one {@code semop} waiter or transfers of one kept reply: far above any
+   * limit (a lowered limit must not make a snapshot unreadable), low enough to allocate.
+   */
+  private static final int MAX_ELEMENTS = 1 << 20;
+
   private final Limits limits;
   private final DataInput in;
   private final Map<Long, Long> leaseOwners = new HashMap<>();
@@ -63,34 +79,112 @@ final class SnapshotReader {
     for (int i = 0; i < waiters; i++) {
       readWaiter(engine);
     }
+    engine.semaphores.forEachInRunOrder(SnapshotReader::checkCounts);
     return engine;
   }
 
+  /**
+   * What holds of every semaphore the machine wrote (docs/semantics.md#capacity): no count is
+   * negative and value, owned, leased and undelivered permits add up to at most its capacity. A
+   * snapshot that breaks it was not written by a machine, and would break the grant rules.
+   */
+  private static void checkCounts(Semaphore s) throws IOException {
+    Result.SemaphoreStatus status = Queries.status(s);
+    BigInteger owned = BigInteger.valueOf(status.owned());
+    BigInteger leased = BigInteger.valueOf(status.leased());
+    // what Queries.status derives, without overflow
+    BigInteger undelivered = BigInteger.valueOf(s.outstanding).subtract(owned).subtract(leased);
+    BigInteger total = BigInteger.valueOf(status.value()).add(BigInteger.valueOf(s.outstanding));
+    BigInteger ceiling =
+        BigInteger.valueOf(
+            status.options().hasCapacity() ? status.options().capacity() : Long.MAX_VALUE);
+    if (status.value() < 0
+        || owned.signum() < 0
+        || leased.signum() < 0
+        || undelivered.signum() < 0
+        || total.compareTo(ceiling) > 0) {
+      throw new IOException("corrupt snapshot: impossible counts in " + status);
+    }
+  }
+
   private SemaphoreIndex readSemaphores() throws IOException {
-    SemaphoreIndex index = new SemaphoreIndex(in.readInt());
-    int count = in.readInt();
+    int capacity = in.readInt();
+    int count = count("semaphores", Integer.MAX_VALUE);
+    // read before the table is made, so that its size is checked against semaphores actually
+    // present: a corrupt capacity must not allocate gigabytes
+    List<Semaphore> semaphores = new ArrayList<>(Math.min(count, PREALLOCATED));
     for (int i = 0; i < count; i++) {
       byte[] name = ResultCodec.readBytes(in);
       long value = in.readLong();
       SemaphoreOptions options =
-          new SemaphoreOptions(in.readLong(), Policy.ofNumber(in.readByte()), in.readInt());
+          new SemaphoreOptions(in.readLong(), policy(in.readByte()), in.readInt());
       boolean slotted = in.readBoolean();
       Semaphore s = new Semaphore(name, Name.hash(name), value, options, slotted);
       s.outstanding = in.readLong();
+      semaphores.add(s);
+    }
+    // the index halves its table once fewer than 1/8 of it is used, so a table more than 16
+    // times its count was never written
+    if (capacity < MIN_TABLE
+        || Integer.bitCount(capacity) != 1
+        || (capacity > MIN_TABLE && count * 16L < capacity)) {
+      throw new IOException(
+          "corrupt snapshot: a table of " + capacity + " slots for " + count + " semaphores");
+    }
+    SemaphoreIndex index = new SemaphoreIndex(capacity);
+    for (Semaphore s : semaphores) {
       index.addUnordered(s);
     }
     index.orderNames(); // not in the snapshot: rebuilt from the names
     return index;
   }
 
+  private static Policy policy(int number) throws IOException {
+    try {
+      return Policy.ofNumber(number);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("corrupt snapshot: policy " + number, e);
+    }
+  }
+
+  /** A count of {@code what}, which must be within 0..{@code max}. */
+  private int count(String what, int max) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > max) {
+      throw new IOException("corrupt snapshot: " + n + " " + what);
+    }
+    return n;
+  }
+
+  /** A slot number held on {@code s}: one of 1..its capacity, on a slotted semaphore. */
+  private long slot(Semaphore s) throws IOException {
+    long slot = in.readLong();
+    if (!s.slotted() || slot < 1 || slot > s.options().capacity()) {
+      throw new IOException("corrupt snapshot: slot " + slot + " of " + s);
+    }
+    return slot;
+  }
+
+  /** A count-prefixed list of slot numbers held on {@code s}. */
+  private long[] slots(Semaphore s) throws IOException {
+    int n = count("slots", Integer.MAX_VALUE);
+    long[] slots = new long[Math.min(n, PREALLOCATED)];
+    for (int i = 0; i < n; i++) {
+      if (i == slots.length) {
+        slots = Arrays.copyOf(slots, (int) Math.min(n, slots.length * 2L));
+      }
+      slots[i] = slot(s);
+    }
+    return slots;
+  }
+
   private void readLease(Engine engine) throws IOException {
     long permitId = in.readLong();
     Semaphore s = semaphore(engine);
     long amount = in.readLong();
-    long[] slots = new long[in.readInt()];
-    for (int i = 0; i < slots.length; i++) {
-      slots[i] = in.readLong();
-      s.holders().markSlot(slots[i]);
+    long[] slots = slots(s);
+    for (long slot : slots) {
+      s.holders().markSlot(slot);
     }
     Lease lease =
         new Lease(
@@ -141,7 +235,7 @@ final class SnapshotReader {
       h.adjustment = in.readLong();
       s.holders().ownedChanged(0, h.owned());
       h.pendingOwned = in.readLong();
-      for (long slot : ResultCodec.readLongs(in)) {
+      for (long slot : slots(s)) {
         h.pushSlot(slot);
         s.holders().markSlot(slot);
       }
@@ -169,7 +263,7 @@ final class SnapshotReader {
     int deliveries = in.readInt();
     for (int i = 0; i < deliveries; i++) {
       Reply reply = ResultCodec.readReply(in);
-      int moving = in.readInt();
+      int moving = count("transfers", MAX_ELEMENTS);
       Semaphore[] semaphores = new Semaphore[moving];
       long[] amounts = new long[moving];
       for (int k = 0; k < moving; k++) {
@@ -220,7 +314,7 @@ final class SnapshotReader {
         }
       }
       case SnapshotWriter.WAITER_SEMOP -> {
-        int n = in.readInt();
+        int n = count("semop operations", MAX_ELEMENTS);
         Semaphore[] semaphores = new Semaphore[n];
         long[] deltas = new long[n];
         boolean[] noWait = new boolean[n];
