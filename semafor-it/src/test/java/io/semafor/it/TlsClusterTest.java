@@ -1,10 +1,13 @@
 package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.semafor.client.ErrorCode;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
 import io.semafor.client.TlsConfig;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.PeerTls;
@@ -12,11 +15,16 @@ import io.semafor.raft.RaftReplicator;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
+import io.semafor.server.security.AuthFile;
+import io.semafor.server.security.Security;
+import io.semafor.server.security.Tokens;
 import io.semafor.server.testing.TestPki;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +63,12 @@ class TlsClusterTest {
 
   /** Starts three nodes, node i with {@code certs.get(i)} for its client and Raft ports. */
   private void start(List<TestPki.Issued> certs, Path ca) throws Exception {
+    start(certs, ca, List.of(Security.open(), Security.open(), Security.open()));
+  }
+
+  /** Like {@link #start(List, Path)}, node i checking credentials with {@code security.get(i)}. */
+  private void start(List<TestPki.Issued> certs, Path ca, List<Security> security)
+      throws Exception {
     for (int i = 0; i < 3; i++) {
       peers.add(new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
     }
@@ -71,6 +85,7 @@ class TlsClusterTest {
               ServerConfig.builder()
                   .port(self.clientPort())
                   .tls(ServerTls.load(cert.cert(), cert.key(), null, null))
+                  .security(security.get(i))
                   .build(),
               (machine, listener) -> {
                 RaftReplicator r =
@@ -91,6 +106,61 @@ class TlsClusterTest {
         .connectTimeout(Duration.ofSeconds(10))
         .giveUpAfter(Duration.ofSeconds(30))
         .connect();
+  }
+
+  private SemaforClient client(TestPki pki, String token) {
+    return SemaforClient.builder()
+        .addresses(
+            peers.stream().map(ClusterConfig.Peer::clientAddress).collect(Collectors.joining(",")))
+        .tls(TlsConfig.builder().trustedCa(pki.caFile()).build())
+        .token(token)
+        .connectTimeout(Duration.ofSeconds(10))
+        .giveUpAfter(Duration.ofSeconds(30))
+        .connect();
+  }
+
+  @Test
+  void aSecureClusterAuthenticatesChecksPermissionsAndResumesSessionsOnANewLeader()
+      throws Exception {
+    TestPki pki = TestPki.create(dir, "cluster");
+    Tokens.Issued ops = Tokens.issue("ops", null, new SecureRandom());
+    Tokens.Issued alice = Tokens.issue("alice", null, new SecureRandom());
+    Path auth = dir.resolve("auth.json");
+    Files.writeString(
+        auth,
+        new AuthFile(
+                List.of(ops.entry(), alice.entry()),
+                List.of(
+                    new AuthFile.Rule("ops", "", List.of("read", "admin", "cluster")),
+                    new AuthFile.Rule("alice", "jobs/", List.of("read", "acquire", "release"))))
+            .toJson());
+    // each node reads the file itself, as each is started with its own --auth-file
+    List<Security> perNode = List.of(Security.of(auth), Security.of(auth), Security.of(auth));
+    start(List.of(pki.issue("n1"), pki.issue("n2"), pki.issue("n3")), pki.caFile(), perNode);
+
+    try (SemaforClient admin = client(pki, ops.token())) {
+      admin.create("jobs/a", 1);
+      admin.create("payroll", 1);
+    }
+    assertThatThrownBy(() -> client(pki, "").close())
+        .isInstanceOfSatisfying(
+            SemaforException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAUTHENTICATED));
+    try (SemaforClient client = client(pki, alice.token())) {
+      assertThatThrownBy(() -> client.semaphore("payroll").acquirePermit(1))
+          .isInstanceOfSatisfying(
+              SemaforException.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.PERMISSION_DENIED));
+      Permit permit = client.semaphore("jobs/a").acquirePermit(1);
+      // the leader goes: the client resumes its session on the new one, which checks the owner
+      // and the secret from the replicated state, and the permit is still held
+      int leader =
+          replicators.indexOf(
+              replicators.stream().filter(RaftReplicator::isLeader).findFirst().orElseThrow());
+      servers.get(leader).close();
+      assertThat(client.semaphore("jobs/a").value()).isZero();
+      permit.close();
+      assertThat(client.semaphore("jobs/a").value()).isEqualTo(1);
+    }
   }
 
   private long applied(int i) {
