@@ -1,5 +1,7 @@
 package io.semafor.server;
 
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
@@ -33,15 +35,22 @@ import io.semafor.protocol.v1.SnapshotChunk;
 import io.semafor.protocol.v1.Welcome;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.options.Durations;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.Audit;
 import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +70,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   private final Replicator replicator;
   private final Sessions sessions;
+  private final SessionQuota quota;
   private final ServerConfig config;
   private final Edge edge;
   private volatile @Nullable Channel channel;
@@ -85,9 +95,29 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** Audited requests in flight: request id to what the audit log calls them. */
   private final ConcurrentHashMap<Long, String> audited = new ConcurrentHashMap<>();
 
-  Connection(Replicator replicator, Sessions sessions, ServerConfig config, Edge edge) {
+  /** The quota key the session being opened was taken under; null when none is being opened. */
+  private final AtomicReference<@Nullable String> openingOwner = new AtomicReference<>();
+
+  /**
+   * When this connection was last without a session and heard from, or lost its session ({@link
+   * System#nanoTime()}): an idle connection without a session is closed {@link
+   * ClientLimits#idleTimeout()} after it.
+   */
+  private volatile long quietSince;
+
+  private long connectedAt;
+  private volatile @Nullable ChannelHandlerContext context;
+  private @Nullable ScheduledFuture<?> deadline;
+
+  Connection(
+      Replicator replicator,
+      Sessions sessions,
+      SessionQuota quota,
+      ServerConfig config,
+      Edge edge) {
     this.replicator = replicator;
     this.sessions = sessions;
+    this.quota = quota;
     this.config = config;
     this.edge = edge;
   }
@@ -97,6 +127,18 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   /** The bytes of a session's resume secret. */
   static final int SECRET_BYTES = 16;
+
+  /**
+   * Whose quota of sessions a session opened here counts against: the client's source address. The
+   * one place to change for another key (an authenticated principal).
+   */
+  String ownerKey() {
+    Channel c = channel;
+    if (c != null && c.remoteAddress() instanceof InetSocketAddress remote) {
+      return remote.getAddress().getHostAddress();
+    }
+    return "unknown";
+  }
 
   /** The channel, once active; null before. */
   @Nullable Channel channel() {
@@ -118,11 +160,152 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     channel = ctx.channel();
+    context = ctx;
+    connectedAt = System.nanoTime();
+    quietSince = connectedAt;
+    checkQuiet(ctx);
     super.channelActive(ctx);
+  }
+
+  /**
+   * Closes a connection that has been welcomed into no session within {@link
+   * ClientLimits#helloTimeout()} of connecting, or that has been without a session and silent for
+   * {@link ClientLimits#idleTimeout()} since; otherwise looks again when it could be due. A
+   * connection with a session is never closed here: its session's TTL and keep-alives say how long
+   * it lives. Runs on the event loop, once per timeout at most.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the timer is kept in deadline
+  private void checkQuiet(ChannelHandlerContext ctx) {
+    deadline = null;
+    if (!ctx.channel().isActive()) {
+      return;
+    }
+    ClientLimits limits = config.clientLimits();
+    long now = System.nanoTime();
+    long idle = limits.idleTimeout().toNanos();
+    long due;
+    String why;
+    if (session != null || opening) {
+      due = now + idle;
+      why = "";
+    } else if (lastSessionId == 0) {
+      due = connectedAt + limits.helloTimeout().toNanos();
+      why =
+          "helloTimeout ("
+              + Durations.format(limits.helloTimeout())
+              + "): no session was opened on this connection in time";
+    } else {
+      due = quietSince + idle;
+      why =
+          "idleTimeout ("
+              + Durations.format(limits.idleTimeout())
+              + "): this connection has no session and was silent";
+    }
+    if (due - now <= 0) {
+      fatal(ErrorCode.RESOURCE_EXHAUSTED, why);
+      return;
+    }
+    deadline = ctx.executor().schedule(() -> checkQuiet(ctx), due - now, NANOSECONDS);
+  }
+
+  /**
+   * Looks again when this connection could first be idle, which may be sooner than the check
+   * pending (set for the hello timeout, or a whole idle timeout after the session was last seen).
+   * Any thread.
+   */
+  private void rearmQuiet() {
+    ChannelHandlerContext ctx = context;
+    if (ctx == null) {
+      return;
+    }
+    ctx.executor()
+        .execute(
+            () -> {
+              ScheduledFuture<?> timer = deadline;
+              if (timer != null) {
+                timer.cancel(false);
+              }
+              checkQuiet(ctx);
+            });
+  }
+
+  /**
+   * Stops reading from a client whose replies are not being read while they queue past the high
+   * water mark, and reads again once they have drained below the low one, so such a client costs
+   * its queue, bounded by {@link UnreadCap}, and not the requests it keeps sending.
+   */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    drain();
+    super.channelWritabilityChanged(ctx);
+  }
+
+  /**
+   * The most reads (and snapshots) of one connection being answered at once. A read's answer can be
+   * half a frame (a page of names or of a queue) for a request of a few bytes: without a bound, the
+   * few thousand reads one network read can carry would be answered with gigabytes before the
+   * connection's queue could push back. More wait, parked, in order.
+   */
+  static final int MAX_READS_IN_FLIGHT = 16;
+
+  /**
+   * Frames read but not handled yet because the client does not read its replies or has {@link
+   * #MAX_READS_IN_FLIGHT} reads being answered. While any are parked the channel is not read from,
+   * so they are at most what one network read brought. Event loop only.
+   */
+  private final ArrayDeque<ClientFrame> parked = new ArrayDeque<>();
+
+  private final AtomicInteger readsInFlight = new AtomicInteger();
+
+  private boolean mustPark(Channel c, ClientFrame frame) {
+    if (!c.isWritable()) {
+      return true;
+    }
+    return switch (frame.getBodyCase()) {
+      case READ, SNAPSHOT -> readsInFlight.get() >= MAX_READS_IN_FLIGHT;
+      default -> false;
+    };
+  }
+
+  /**
+   * Handles the parked frames that may go now, then reads from the channel only if none is left and
+   * its replies are not piling up. Event loop only.
+   */
+  private void drain() {
+    Channel c = channel;
+    if (c == null) {
+      return;
+    }
+    while (!parked.isEmpty() && c.isActive() && !mustPark(c, parked.peek())) {
+      handle(parked.poll());
+    }
+    c.config().setAutoRead(parked.isEmpty() && c.isWritable());
+  }
+
+  /** A read or snapshot this connection asked for was answered (or refused). Any thread. */
+  void readAnswered() {
+    if (readsInFlight.decrementAndGet() == MAX_READS_IN_FLIGHT - 1) {
+      Channel c = channel;
+      if (c != null) {
+        c.eventLoop().execute(this::drain);
+      }
+    }
   }
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+    if (session == null) {
+      quietSince = System.nanoTime();
+    }
+    if (!parked.isEmpty() || mustPark(ctx.channel(), frame)) {
+      parked.add(frame);
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    handle(frame);
+  }
+
+  private void handle(ClientFrame frame) {
     try {
       switch (frame.getBodyCase()) {
         case REQUEST -> request(frame.getRequest());
@@ -195,17 +378,31 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
                   + Duration.ofNanos(ttl)));
       return;
     }
+    String owner = ownerKey();
+    String refused = quota.tryTake(owner);
+    if (refused != null) {
+      send(welcomeFailure(ErrorCode.RESOURCE_EXHAUSTED, refused));
+      return;
+    }
     byte[] secret = new byte[SECRET_BYTES];
     RANDOM.nextBytes(secret);
     openingSecret = secret;
     opening = true;
-    replicator.submit(
-        new Command.OpenSession(
-            ttl,
-            new ClientInfo(hello.getClientName(), hello.getClientHost(), hello.getClientPid()),
-            new SessionOwner(who.name(), Secret.digestOf(secret)),
-            Secret.random(RANDOM)),
-        this);
+    openingOwner.set(owner);
+    try {
+      replicator.submit(
+          new Command.OpenSession(
+              ttl,
+              new ClientInfo(hello.getClientName(), hello.getClientHost(), hello.getClientPid()),
+              new SessionOwner(who.name(), Secret.digestOf(secret)),
+              Secret.random(RANDOM)),
+          this);
+    } catch (RuntimeException e) {
+      if (openingOwner.compareAndSet(owner, null)) {
+        quota.release(owner);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -236,6 +433,10 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** The machine opened the session this connection asked for. Called on the applying thread. */
   void opened(long id) {
     Sessions.Live live = sessions.get(id);
+    String owner = openingOwner.getAndSet(null);
+    if (owner != null && !sessions.own(id, owner)) {
+      quota.release(owner);
+    }
     opening = false;
     if (live == null) {
       return;
@@ -252,6 +453,10 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   /** The machine refused to open a session. Called on the applying thread. */
   void openFailed(ErrorCode code, String message) {
+    String owner = openingOwner.getAndSet(null);
+    if (owner != null) {
+      quota.release(owner);
+    }
     opening = false;
     openingSecret = null;
     send(welcomeFailure(code, message));
@@ -469,6 +674,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               .build());
       return;
     }
+    readsInFlight.incrementAndGet();
     replicator.read(query, new PendingRead(this, read.getId()));
   }
 
@@ -499,6 +705,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
         return;
       }
     }
+    readsInFlight.incrementAndGet();
     replicator.snapshot(new PendingSnapshot(this, id));
   }
 
@@ -513,8 +720,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     Sessions.Live live = session;
     if (live != null && live.id == id) {
       session = null;
+      quietSince = System.nanoTime();
       if (expired) {
         fatal(ErrorCode.SESSION_EXPIRED, ended(id));
+      } else {
+        rearmQuiet();
       }
     }
   }
@@ -576,6 +786,12 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** This node is not the leader (any more): says where to go, then closes this connection. */
   @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
   void notLeader(String leaderHint) {
+    // an open refused because this node does not lead will never be answered: its quota goes
+    // back (if it is applied after all, its session simply counts against no one)
+    String owner = openingOwner.getAndSet(null);
+    if (owner != null) {
+      quota.release(owner);
+    }
     Channel c = channel;
     if (c == null) {
       return;
@@ -597,7 +813,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     }
   }
 
-  /** Says why, then closes this connection. */
+  /**
+   * Says why, then closes this connection: once the {@code Fatal} is written, or after {@link
+   * #FATAL_GRACE_SECONDS} if the client does not read it.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
   void fatal(ErrorCode code, String message) {
     Channel c = channel;
     if (c == null) {
@@ -607,10 +827,18 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     c.writeAndFlush(
             ServerFrame.newBuilder().setFatal(Fatal.newBuilder().setFailure(failure)).build())
         .addListener(ChannelFutureListener.CLOSE);
+    c.eventLoop().schedule(() -> c.close(), FATAL_GRACE_SECONDS, TimeUnit.SECONDS);
   }
+
+  /** How long a {@code Fatal} may wait for a client that does not read it before the close. */
+  static final long FATAL_GRACE_SECONDS = 2;
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    ScheduledFuture<?> timer = deadline;
+    if (timer != null) {
+      timer.cancel(false);
+    }
     Sessions.Live live = session;
     if (live != null) {
       sessions.detach(live.id, this);
@@ -621,7 +849,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   @Override
   @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof TooLongFrameException) {
+    if (cause instanceof LimitExceeded limit) {
+      fatal(ErrorCode.RESOURCE_EXHAUSTED, String.valueOf(limit.getMessage()));
+    } else if (cause instanceof TooLongFrameException) {
       fatal(ErrorCode.RESOURCE_EXHAUSTED, String.valueOf(cause.getMessage()));
     } else if (cause instanceof DecoderException
         && cause.getCause() instanceof InvalidProtocolBufferException bad) {

@@ -77,6 +77,7 @@ final class Edge implements ApplyListener {
   @Override
   public void readRefused(Query query, @Nullable Object context, String leaderHint) {
     if (context instanceof Connection.PendingRead read) {
+      read.connection().readAnswered();
       read.connection().notLeader(leaderHint);
     } else if (context instanceof LocalRead local) {
       local.answer().completeExceptionally(new IllegalStateException("not the leader"));
@@ -86,6 +87,7 @@ final class Edge implements ApplyListener {
   @Override
   public void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {
     if (context instanceof Connection.PendingSnapshot asked) {
+      asked.connection().readAnswered();
       asked.connection().sendSnapshot(asked.id(), image);
     }
   }
@@ -93,6 +95,7 @@ final class Edge implements ApplyListener {
   @Override
   public void snapshotRefused(@Nullable Object context, String leaderHint) {
     if (context instanceof Connection.PendingSnapshot asked) {
+      asked.connection().readAnswered();
       asked.connection().notLeader(leaderHint);
     }
   }
@@ -188,6 +191,7 @@ final class Edge implements ApplyListener {
     if (context instanceof LocalRead local) {
       local.answer().complete(reply);
     } else if (context instanceof Connection.PendingRead read) {
+      read.connection().readAnswered();
       outbox.add(
           read.connection(),
           ServerFrame.newBuilder()

@@ -3,9 +3,13 @@ package io.semafor.server;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -15,11 +19,14 @@ import io.semafor.core.ErrorCode;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.SemaphoreMachine;
+import io.semafor.protocol.v1.Fatal;
+import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.Replicator;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.AuthFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -48,6 +55,9 @@ public final class SemaforServer implements AutoCloseable {
       new DefaultChannelGroup("semafor-connections", GlobalEventExecutor.INSTANCE);
   private final Timers timers;
   private final Sessions sessions;
+  private final SessionQuota quota;
+  private final ConnectionCaps caps;
+  private final PendingFrameBudget pendingFrames;
   private final Replicator replicator;
   private final Channel listener;
   private final ServerMetrics metrics;
@@ -68,7 +78,12 @@ public final class SemaforServer implements AutoCloseable {
                 r.submit(Edge.expiry(key), null);
               }
             });
-    this.sessions = new Sessions(timers, new ListeningClock());
+    ClientLimits clientLimits = config.clientLimits();
+    this.quota = new SessionQuota(clientLimits.maxSessionsPerClient());
+    this.caps =
+        new ConnectionCaps(clientLimits.maxConnections(), clientLimits.maxConnectionsPerClient());
+    this.pendingFrames = new PendingFrameBudget(clientLimits.maxPendingFrameBytes());
+    this.sessions = new Sessions(timers, new ListeningClock(), quota);
     this.metrics =
         new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
     this.edge =
@@ -91,10 +106,26 @@ public final class SemaforServer implements AutoCloseable {
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(WRITE_LOW_WATER_BYTES, WRITE_HIGH_WATER_BYTES))
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
+                  @SuppressWarnings("FutureReturnValueIgnored") // listeners on the close future
                   protected void initChannel(SocketChannel ch) {
+                    InetSocketAddress remote = ch.remoteAddress();
+                    if (remote == null) { // the peer is gone already
+                      ch.close();
+                      return;
+                    }
+                    InetAddress from = remote.getAddress();
+                    String refused = caps.admit(from);
+                    if (refused != null) {
+                      refuse(ch, config.tls(), refused);
+                      return;
+                    }
+                    ch.closeFuture().addListener(closed -> caps.release(from));
                     connections.add(ch);
                     ServerTls tls = config.tls();
                     if (tls != null) {
@@ -103,9 +134,17 @@ public final class SemaforServer implements AutoCloseable {
                       ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                     }
                     ch.pipeline()
-                        .addLast("frames-in", new FrameCodec.Decoder(config.maxFrameBytes()))
+                        .addLast("unread-cap", new UnreadCap(clientLimits.maxUnreadBytes()))
+                        .addLast(
+                            "frames-in",
+                            new FrameCodec.Decoder(
+                                config.maxFrameBytes(),
+                                pendingFrames,
+                                clientLimits.frameTimeout().toNanos()))
                         .addLast("frames-out", new FrameCodec.Encoder())
-                        .addLast("connection", new Connection(replicator, sessions, config, edge));
+                        .addLast(
+                            "connection",
+                            new Connection(replicator, sessions, quota, config, edge));
                   }
                 });
     if (config.insecure()) {
@@ -118,6 +157,52 @@ public final class SemaforServer implements AutoCloseable {
     }
     this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
     this.admin = config.adminPort() < 0 ? null : startAdmin();
+  }
+
+  /**
+   * Replies queued for a connection past this stop it being read from until they drain below {@link
+   * #WRITE_LOW_WATER_BYTES} (a client that does not read its replies cannot make the server queue
+   * more of them by sending more): a little above a whole frame, so that one large reply to a
+   * reading client does not pause it.
+   */
+  static final int WRITE_HIGH_WATER_BYTES = (1 << 20) + (64 << 10);
+
+  /** Reading resumes once a paused connection's queue drains below this. */
+  static final int WRITE_LOW_WATER_BYTES = 256 << 10;
+
+  /**
+   * Tells a connection over a cap why with a {@code Fatal} RESOURCE_EXHAUSTED, then closes it; it
+   * is never read from.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+  private static void refuse(SocketChannel ch, @Nullable ServerTls tls, String why) {
+    log.debug("refusing connection {}: {}", ch, why);
+    if (tls != null) {
+      // said over TLS like everything else: the Fatal is sent once the handshake is done (it has
+      // to be read for that; within the grace period below)
+      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+    } else {
+      ch.config().setAutoRead(false);
+    }
+    ch.pipeline().addLast("frames-out", new FrameCodec.Encoder());
+    ch.pipeline()
+        .addLast(
+            "refuse",
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelActive(ChannelHandlerContext ctx) {
+                ctx.writeAndFlush(
+                        ServerFrame.newBuilder()
+                            .setFatal(
+                                Fatal.newBuilder()
+                                    .setFailure(
+                                        WireResults.failure(ErrorCode.RESOURCE_EXHAUSTED, why)))
+                            .build())
+                    .addListener(ChannelFutureListener.CLOSE);
+                ctx.executor()
+                    .schedule(() -> ctx.close(), Connection.FATAL_GRACE_SECONDS, TimeUnit.SECONDS);
+              }
+            });
   }
 
   private AdminServer startAdmin() {

@@ -27,6 +27,7 @@ public final class ServerConfig {
   private final boolean insecure;
   private final boolean openMetrics;
   private final @Nullable ServerTls tls;
+  private final ClientLimits clientLimits;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -44,6 +45,7 @@ public final class ServerConfig {
     this.insecure = b.insecure;
     this.openMetrics = b.openMetrics;
     this.tls = b.tls;
+    this.clientLimits = b.clientLimits;
   }
 
   /** A builder with the defaults: 127.0.0.1:7400, sessions of 10 s, 1 MiB frames. */
@@ -144,6 +146,14 @@ public final class ServerConfig {
     return tls;
   }
 
+  /**
+   * What one client may cost this node: connections, sessions per client, timeouts, buffered bytes
+   * (docs/security-limits.md).
+   */
+  public ClientLimits clientLimits() {
+    return clientLimits;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private String host = "127.0.0.1";
@@ -157,6 +167,7 @@ public final class ServerConfig {
     private Limits limits = Limits.DEFAULT;
     private int adminPort = -1;
     private int maxSemaphoreSeries = 1000;
+    private ClientLimits clientLimits = ClientLimits.DEFAULT;
     private Security security = Security.open();
     private boolean insecure;
     private boolean openMetrics;
@@ -182,6 +193,11 @@ public final class ServerConfig {
     /** TLS on the client and admin ports; null for none. */
     public Builder tls(@Nullable ServerTls value) {
       tls = value;
+      return this;
+    }
+
+    public Builder clientLimits(ClientLimits value) {
+      clientLimits = value;
       return this;
     }
 

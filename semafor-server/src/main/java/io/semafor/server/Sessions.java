@@ -40,6 +40,9 @@ final class Sessions {
     volatile @Nullable Connection connection;
     volatile @Nullable Future<?> liveness;
 
+    /** Whose {@link SessionQuota} this session counts against; null if none (opened elsewhere). */
+    volatile @Nullable String quotaKey;
+
     /** Expiries proposed since the client was last heard from; spaces out the next proposal. */
     int proposals;
 
@@ -68,12 +71,17 @@ final class Sessions {
   private final ConcurrentHashMap<Long, Live> live = new ConcurrentHashMap<>();
   private final Timers timers;
   private final ListeningClock clock;
+  private final SessionQuota quota;
   private volatile @Nullable Replicator replicator;
 
-  /** Sessions whose liveness is watched on {@code timers}, which also tick {@code clock}. */
-  Sessions(Timers timers, ListeningClock clock) {
+  /**
+   * Sessions whose liveness is watched on {@code timers}, which also tick {@code clock}, each given
+   * back to {@code quota} when it ends.
+   */
+  Sessions(Timers timers, ListeningClock clock, SessionQuota quota) {
     this.timers = timers;
     this.clock = clock;
+    this.quota = quota;
     timers.every(clock::tick, ListeningClock.TICK_NANOS);
   }
 
@@ -97,14 +105,38 @@ final class Sessions {
     if (session == null) {
       return;
     }
-    Future<?> liveness = session.liveness;
-    if (liveness != null) {
-      liveness.cancel(false);
-    }
+    forget(session);
     Connection connection = session.connection;
     if (connection != null) {
       connection.sessionEnded(id, expired);
     }
+  }
+
+  /** Stops watching a session that is gone, and gives it back to its owner's quota. */
+  private void forget(Live session) {
+    Future<?> liveness = session.liveness;
+    if (liveness != null) {
+      liveness.cancel(false);
+    }
+    String key = session.quotaKey;
+    if (key != null) {
+      session.quotaKey = null;
+      quota.release(key);
+    }
+  }
+
+  /**
+   * The session {@code id}, opened for {@code owner}, counts against the owner's quota until it
+   * ends. Called on the applying thread, right after the machine opened it; false (the caller gives
+   * the quota back) if it has ended already.
+   */
+  boolean own(long id, String owner) {
+    Live session = live.get(id);
+    if (session == null) {
+      return false;
+    }
+    session.quotaKey = owner;
+    return true;
   }
 
   @Nullable Live get(long id) {
@@ -149,10 +181,7 @@ final class Sessions {
   /** The machine was restored: track exactly its sessions, each with a full TTL from now. */
   void restored(List<Effect.SessionStarted> sessions) {
     for (Live old : live.values()) {
-      Future<?> liveness = old.liveness;
-      if (liveness != null) {
-        liveness.cancel(false);
-      }
+      forget(old);
     }
     live.clear();
     for (Effect.SessionStarted s : sessions) {

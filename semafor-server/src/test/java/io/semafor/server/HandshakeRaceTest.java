@@ -42,7 +42,13 @@ class HandshakeRaceTest {
 
   @BeforeEach
   void start() throws InterruptedException {
-    server = SemaforServer.start(ServerConfig.builder().port(0).build());
+    // 1,200 sessions from one address, each left to expire: over the default quota per client
+    server =
+        SemaforServer.start(
+            ServerConfig.builder()
+                .port(0)
+                .clientLimits(ClientLimits.DEFAULT.withMaxSessionsPerClient(10_000))
+                .build());
   }
 
   @AfterEach

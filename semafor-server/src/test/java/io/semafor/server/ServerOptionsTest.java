@@ -44,6 +44,39 @@ class ServerOptionsTest {
     assertThat(config.adminPort()).isEqualTo(7401);
     assertThat(config.defaultSessionTtl()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.limits()).isEqualTo(Limits.DEFAULT);
+    assertThat(config.clientLimits()).isEqualTo(ClientLimits.DEFAULT);
+  }
+
+  @Test
+  void everyLimitOnOneClientCanBeSet() {
+    ServerConfig config =
+        parse(
+            Map.of("SEMAFOR_MAX_SESSIONS_PER_CLIENT", "3"),
+            "--max-connections=100",
+            "--max-connections-per-client=10",
+            "--hello-timeout=2s",
+            "--frame-timeout=3s",
+            "--idle-timeout=4s",
+            "--max-pending-frame-bytes=1048576",
+            "--max-unread-bytes=2097152");
+    assertThat(config.clientLimits())
+        .isEqualTo(
+            new ClientLimits(
+                100,
+                10,
+                3,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(4),
+                1L << 20,
+                2L << 20));
+  }
+
+  @Test
+  void aClientLimitOutOfRangeIsRefusedNamingItsOption() {
+    assertThatThrownBy(() -> parse(Map.of(), "--max-connections-per-client", "0"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("--max-connections-per-client < 1: 0");
   }
 
   @Test

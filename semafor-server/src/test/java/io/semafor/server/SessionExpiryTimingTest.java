@@ -25,7 +25,8 @@ class SessionExpiryTimingTest {
 
   private final Timers timers = new Timers(key -> {});
   private final ListeningClock clock = new ListeningClock();
-  private final Sessions sessions = new Sessions(timers, clock);
+  private final Sessions sessions =
+      new Sessions(timers, clock, new SessionQuota(Integer.MAX_VALUE));
   private final RecordingReplicator replicator = new RecordingReplicator();
 
   @AfterEach

@@ -15,9 +15,11 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /** A raw protocol client for tests: frames in, frames out, nothing clever. */
 final class WireClient implements AutoCloseable {
@@ -29,7 +31,15 @@ final class WireClient implements AutoCloseable {
   private long nextRead;
 
   WireClient(InetSocketAddress address) throws IOException {
-    socket = new Socket(address.getAddress(), address.getPort());
+    this(address, null);
+  }
+
+  /** A client connecting from {@code from} (127.0.0.2 is another loopback address on Linux). */
+  WireClient(InetSocketAddress address, @Nullable InetAddress from) throws IOException {
+    socket =
+        from == null
+            ? new Socket(address.getAddress(), address.getPort())
+            : new Socket(address.getAddress(), address.getPort(), from, 0);
     socket.setSoTimeout(10_000);
     socket.setTcpNoDelay(true);
     in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));

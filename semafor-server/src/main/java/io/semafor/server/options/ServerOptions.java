@@ -2,6 +2,7 @@ package io.semafor.server.options;
 
 import io.semafor.core.Limits;
 import io.semafor.protocol.Frames;
+import io.semafor.server.ClientLimits;
 import io.semafor.server.Logging;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
@@ -265,6 +266,79 @@ public final class ServerOptions {
     }
   }
 
+  @Option(
+      names = "--max-connections",
+      paramLabel = "N",
+      defaultValue = "10000",
+      description =
+          "Most open client connections on this node; more are refused"
+              + " (default ${DEFAULT-VALUE}).")
+  int maxConnections = ClientLimits.DEFAULT.maxConnections();
+
+  @Option(
+      names = "--max-connections-per-client",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description = "Most open connections from one source address (default ${DEFAULT-VALUE}).")
+  int maxConnectionsPerClient = ClientLimits.DEFAULT.maxConnectionsPerClient();
+
+  @Option(
+      names = "--max-sessions-per-client",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description =
+          "Most live sessions opened from one source address, counted until they end or"
+              + " expire (default ${DEFAULT-VALUE}).")
+  int maxSessionsPerClient = ClientLimits.DEFAULT.maxSessionsPerClient();
+
+  @Option(
+      names = "--hello-timeout",
+      paramLabel = "D",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description =
+          "A connection not welcomed into a session this long after connecting is closed"
+              + " (default ${DEFAULT-VALUE}).")
+  Duration helloTimeout = ClientLimits.DEFAULT.helloTimeout();
+
+  @Option(
+      names = "--frame-timeout",
+      paramLabel = "D",
+      defaultValue = "30s",
+      converter = Durations.class,
+      description =
+          "A frame must arrive in full this soon after its first byte, or its connection is"
+              + " closed (default ${DEFAULT-VALUE}).")
+  Duration frameTimeout = ClientLimits.DEFAULT.frameTimeout();
+
+  @Option(
+      names = "--idle-timeout",
+      paramLabel = "D",
+      defaultValue = "60s",
+      converter = Durations.class,
+      description =
+          "A connection without a session silent this long is closed; one with a session"
+              + " lives as its session does (default ${DEFAULT-VALUE}).")
+  Duration idleTimeout = ClientLimits.DEFAULT.idleTimeout();
+
+  @Option(
+      names = "--max-pending-frame-bytes",
+      paramLabel = "N",
+      defaultValue = "67108864",
+      description =
+          "Bytes of unfinished frames held for all connections together; the connection that"
+              + " would go over is closed (default ${DEFAULT-VALUE}, 64 MiB).")
+  long maxPendingFrameBytes = ClientLimits.DEFAULT.maxPendingFrameBytes();
+
+  @Option(
+      names = "--max-unread-bytes",
+      paramLabel = "N",
+      defaultValue = "8388608",
+      description =
+          "Bytes of replies queued for one connection whose client does not read them; over it"
+              + " the connection is closed (default ${DEFAULT-VALUE}, 8 MiB).")
+  long maxUnreadBytes = ClientLimits.DEFAULT.maxUnreadBytes();
+
   /** {@code text} or {@code json}, in any case. */
   static final class LogFormats implements CommandLine.ITypeConverter<Logging.Format> {
     @Override
@@ -387,6 +461,16 @@ public final class ServerOptions {
       throw usage(unsafe);
     }
     try {
+      ClientLimits clientLimits =
+          new ClientLimits(
+              maxConnections,
+              maxConnectionsPerClient,
+              maxSessionsPerClient,
+              helloTimeout,
+              frameTimeout,
+              idleTimeout,
+              maxPendingFrameBytes,
+              maxUnreadBytes);
       return ServerConfig.builder()
           .host(listenHost)
           .port(listenPort)
@@ -402,6 +486,7 @@ public final class ServerOptions {
           .insecure(insecure)
           .openMetrics(openMetrics)
           .tls(tls)
+          .clientLimits(clientLimits)
           .build();
     } catch (IllegalArgumentException e) {
       throw usage(e);
