@@ -129,10 +129,16 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   static final int SECRET_BYTES = 16;
 
   /**
-   * Whose quota of sessions a session opened here counts against: the client's source address. The
-   * one place to change for another key (an authenticated principal).
+   * Whose quota of sessions a session opened here counts against: the authenticated principal, or
+   * without authentication the client's source address (docs/security-limits.md).
    */
   String ownerKey() {
+    Principal who = principal;
+    if (who != null && !who.isAnonymous()) {
+      // authenticated: the quota is the principal's wherever it connects from, so one principal
+      // cannot exhaust it for others behind the same address (a NAT), nor escape it by moving
+      return "principal " + who.name();
+    }
     Channel c = channel;
     if (c != null && c.remoteAddress() instanceof InetSocketAddress remote) {
       return remote.getAddress().getHostAddress();

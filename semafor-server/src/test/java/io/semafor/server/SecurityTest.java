@@ -528,6 +528,40 @@ class SecurityTest {
     }
   }
 
+  @Test
+  void aPrincipalsSessionQuotaIsItsOwnNotItsAddresss() throws Exception {
+    SemaforServer limited =
+        SemaforServer.start(
+            ServerConfig.builder()
+                .port(0)
+                .clientLimits(ClientLimits.DEFAULT.withMaxSessionsPerClient(2))
+                .security(Security.of(authFile))
+                .build());
+    List<WireClient> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        WireClient c = new WireClient(limited.address());
+        open.add(c);
+        assertThat(c.hello(Hello.newBuilder().setToken(alice)).hasFailure()).isFalse();
+      }
+      WireClient third = new WireClient(limited.address());
+      open.add(third);
+      Welcome refused = third.hello(Hello.newBuilder().setToken(alice));
+      assertThat(refused.getFailure().getCode()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(refused.getFailure().getMessage()).contains("alice");
+      WireClient other = new WireClient(limited.address());
+      open.add(other);
+      assertThat(other.hello(Hello.newBuilder().setToken(bob)).hasFailure())
+          .as("another principal from the same address")
+          .isFalse();
+    } finally {
+      for (WireClient c : open) {
+        c.close();
+      }
+      limited.close();
+    }
+  }
+
   // ---------------------------------------------------------------- the admin port
 
   private HttpResponse<String> admin(String method, String path, String token) throws Exception {

@@ -287,8 +287,8 @@ public final class ServerOptions {
       paramLabel = "N",
       defaultValue = "1000",
       description =
-          "Most live sessions opened from one source address, counted until they end or"
-              + " expire (default ${DEFAULT-VALUE}).")
+          "Most live sessions of one principal (with --auth-file), else of one source"
+              + " address, counted until they end or expire (default ${DEFAULT-VALUE}).")
   int maxSessionsPerClient = ClientLimits.DEFAULT.maxSessionsPerClient();
 
   @Option(
