@@ -165,4 +165,49 @@ class ServerOptionsTest {
             "semafor-server: Invalid value for option '--port': 'many' is not an int",
             "Try 'semafor-server --help' for more information.");
   }
+
+  @Test
+  void listingBeyondLoopbackWithoutTlsAndAnAuthFileIsRefused() {
+    assertThatThrownBy(() -> parse(Map.of(), "--host", "0.0.0.0"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageStartingWith("--host 0.0.0.0: listening beyond loopback needs --tls-cert,")
+        .hasMessageContaining("--auth-file")
+        .hasMessageContaining("--insecure");
+  }
+
+  @Test
+  void insecureAllowsListeningBeyondLoopbackAndSaysSo() {
+    ServerConfig config = parse(Map.of(), "--host", "0.0.0.0", "--insecure");
+    assertThat(config.insecure()).isTrue();
+  }
+
+  @Test
+  void loopbackNeedsNeitherTlsNorAnAuthFile() {
+    assertThat(parse(Map.of(), "--host", "127.0.0.2").host()).isEqualTo("127.0.0.2");
+    assertThat(parse(Map.of(), "--host", "::1").host()).isEqualTo("::1");
+  }
+
+  @Test
+  void anAuthFileNamingAnUnknownPermissionIsRefusedNamingTheRule() throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("auth.json"),
+            "{\"rules\": [{\"principal\": \"a\", \"permissions\": [\"read\", \"fly\"]}]}");
+    assertThatThrownBy(() -> parse(Map.of(), "--auth-file", file.toString()))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage(
+            "--auth-file "
+                + file
+                + ": rules[0].permissions: unknown permission 'fly' (read, acquire, release,"
+                + " admin, cluster)");
+  }
+
+  @Test
+  void anAuthFileWithAMisspeltKeyIsRefused() throws Exception {
+    Path file = Files.writeString(dir.resolve("auth.json"), "{\"rulez\": []}");
+    assertThatThrownBy(() -> parse(Map.of(), "--auth-file", file.toString()))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageStartingWith("--auth-file " + file + ": ")
+        .hasMessageContaining("rulez");
+  }
 }

@@ -1,0 +1,159 @@
+package io.semafor.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.semafor.server.SemaforServer;
+import io.semafor.server.ServerConfig;
+import io.semafor.server.security.AuthFile;
+import io.semafor.server.security.Security;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CLI with authentication, as separate processes: {@code semafor auth token} issues a token and
+ * its entry, a client command authenticates with $SEMAFOR_TOKEN or --token-file, and is refused in
+ * one line without it or outside its permissions; {@code semafor auth reload} puts an edited file
+ * in force.
+ */
+class AuthCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir = Path.of("set-by-junit");
+
+  private @Nullable SemaforServer server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** Runs {@code semafor auth token PRINCIPAL}: the token and the file entry it printed. */
+  private static String[] issue(String principal) throws Exception {
+    CliProcess.Finished f = CliProcess.runRaw("auth", "token", principal);
+    assertThat(f.status()).as(f.err()).isZero();
+    String[] lines = f.out().strip().split("\n", -1);
+    assertThat(lines).hasSize(2);
+    return lines;
+  }
+
+  private static AuthFile.TokenEntry entry(String json) throws Exception {
+    return JSON.readValue(json, AuthFile.TokenEntry.class);
+  }
+
+  /** A server whose auth file admits the given entries with the given rules. */
+  private String start(List<AuthFile.TokenEntry> tokens, List<AuthFile.Rule> rules)
+      throws Exception {
+    Path file = dir.resolve("auth.json");
+    Files.writeString(file, new AuthFile(tokens, rules).toJson());
+    server =
+        SemaforServer.start(
+            ServerConfig.builder().port(0).adminPort(0).security(Security.of(file)).build());
+    return "127.0.0.1:" + server.address().getPort();
+  }
+
+  private String admin() {
+    return "127.0.0.1:"
+        + Objects.requireNonNull(Objects.requireNonNull(server).adminAddress()).getPort();
+  }
+
+  @Test
+  void authTokenPrintsATokenAndAnEntryThatNeverHoldsIt() throws Exception {
+    String[] issued = issue("alice");
+    assertThat(issued[0]).startsWith("smf.");
+    AuthFile.TokenEntry entry = entry(issued[1]);
+    assertThat(entry.principal()).isEqualTo("alice");
+    assertThat(issued[1]).doesNotContain(issued[0].substring(issued[0].lastIndexOf('.') + 1));
+  }
+
+  @Test
+  void aClientCommandAuthenticatesWithTheTokenInTheEnvironmentOrAFile() throws Exception {
+    String[] alice = issue("alice");
+    String address =
+        start(
+            List.of(entry(alice[1])),
+            List.of(new AuthFile.Rule("alice", "", List.of("read", "admin"))));
+    CliProcess.Finished created =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", alice[0]), "create", "printers", "2", "--server", address);
+    assertThat(created.status()).as(created.err()).isZero();
+
+    Path tokenFile = Files.writeString(dir.resolve("token"), alice[0] + "\n");
+    CliProcess.Finished got =
+        CliProcess.run(address, "get", "printers", "--token-file", tokenFile.toString());
+    assertThat(got.status()).as(got.err()).isZero();
+    assertThat(got.out().strip()).isEqualTo("2");
+  }
+
+  @Test
+  void withoutATokenAClientCommandIsRefusedInOneLine() throws Exception {
+    String address = start(List.of(entry(issue("alice")[1])), List.of());
+    CliProcess.Finished f = CliProcess.run(address, "get", "printers");
+    assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(f.err().strip())
+        .isEqualTo(
+            "semafor: UNAUTHENTICATED: credentials: none given (a token, or a client"
+                + " certificate)");
+  }
+
+  @Test
+  void aCommandOutsideThePrincipalsPermissionsIsDeniedNamingThePermission() throws Exception {
+    String[] alice = issue("alice");
+    String address =
+        start(
+            List.of(entry(alice[1])),
+            List.of(new AuthFile.Rule("alice", "jobs/", List.of("read", "acquire"))));
+    CliProcess.Finished f =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", alice[0]), "create", "payroll", "1", "--server", address);
+    assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(f.err().strip())
+        .isEqualTo(
+            "semafor: PERMISSION_DENIED: permission 'admin' on \"payroll\" is needed; alice does"
+                + " not have it");
+  }
+
+  @Test
+  void authReloadPutsANewTokenInForce() throws Exception {
+    String[] ops = issue("ops");
+    String[] bob = issue("bob");
+    List<AuthFile.Rule> rules =
+        List.of(
+            new AuthFile.Rule("ops", "", List.of("cluster")),
+            new AuthFile.Rule("bob", "", List.of("read")));
+    String address = start(List.of(entry(ops[1])), rules);
+    Map<String, String> asBob = Map.of("SEMAFOR_TOKEN", bob[0]);
+    assertThat(CliProcess.runWithEnvironment(asBob, "list", "--server", address).status())
+        .isEqualTo(ExitCodes.FAILED);
+
+    Files.writeString(
+        dir.resolve("auth.json"),
+        new AuthFile(List.of(entry(ops[1]), entry(bob[1])), rules).toJson());
+    CliProcess.Finished reload =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", ops[0]), "auth", "reload", "--admin", admin());
+    assertThat(reload.status()).as(reload.err()).isZero();
+    assertThat(reload.out()).contains("reloaded: 2 tokens, 2 rules");
+    assertThat(CliProcess.runWithEnvironment(asBob, "list", "--server", address).status()).isZero();
+  }
+
+  @Test
+  void authReloadWithoutClusterIsRefused() throws Exception {
+    String[] bob = issue("bob");
+    start(List.of(entry(bob[1])), List.of(new AuthFile.Rule("bob", "", List.of("read"))));
+    CliProcess.Finished f =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", bob[0]), "auth", "reload", "--admin", admin());
+    assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(f.err()).contains("PERMISSION_DENIED").contains("'cluster'");
+  }
+}
