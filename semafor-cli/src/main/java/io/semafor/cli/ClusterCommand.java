@@ -172,7 +172,8 @@ final class ClusterCommand {
       name = "status",
       description = {
         "Show every member: its role, whom it takes for leader, the term, commit and applied",
-        "index, from each node's admin endpoint. Exit 3 if no node answers."
+        "index, from each node's admin endpoint. Exit 3 if no node answers, 1 if one refused",
+        "the credentials (a token with the cluster permission is needed when they authenticate)."
       },
       mixinStandardHelpOptions = true)
   static final class Status implements Callable<Integer> {
@@ -196,6 +197,7 @@ final class ClusterCommand {
       HttpClient http = http(tls);
       List<Map<String, Object>> members = new ArrayList<>();
       int answered = 0;
+      int refused = 0;
       String token = credentials.token();
       for (String address : admin.split(",", -1)) {
         Map<String, Object> row = new LinkedHashMap<>();
@@ -216,10 +218,11 @@ final class ClusterCommand {
           if (status.containsKey("error")) {
             // 401/403: the node answered but refused these credentials
             row.put("role", "refused: " + status.get("error"));
+            refused++;
           } else {
             row.putAll(status);
+            answered++;
           }
-          answered++;
         } catch (IOException | IllegalArgumentException e) {
           row.put("role", "unreachable");
         }
@@ -244,6 +247,9 @@ final class ClusterCommand {
                 m.getOrDefault("appliedIndex", "?")));
       }
       output.result(text.toString(), Output.fields("members", members));
+      if (refused > 0) {
+        return ExitCodes.FAILED; // a node refused these credentials: the table is incomplete
+      }
       return answered == 0 ? ExitCodes.UNREACHABLE : ExitCodes.OK;
     }
   }

@@ -156,4 +156,43 @@ class AuthCliTest {
     assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
     assertThat(f.err()).contains("PERMISSION_DENIED").contains("'cluster'");
   }
+
+  @Test
+  void aServerProcessWritesRefusedCredentialsToItsAuditLog() throws Exception {
+    Path file = dir.resolve("auth.json");
+    Files.writeString(file, new AuthFile(List.of(entry(issue("alice")[1])), List.of()).toJson());
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Path log = dir.resolve("server.log");
+    Process p =
+        CliProcess.startRaw(
+            log,
+            "server",
+            "--port",
+            Integer.toString(port),
+            "--admin-port",
+            "-1",
+            "--auth-file",
+            file.toString());
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> !p.isAlive() || Files.readString(log).contains("semafor server listening"));
+      assertThat(CliProcess.run("127.0.0.1:" + port, "get", "x").status())
+          .isEqualTo(ExitCodes.FAILED);
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(Files.readString(log))
+                      .containsPattern("INFO .*semafor\\.audit - action=hello .*UNAUTHENTICATED"));
+    } finally {
+      p.destroy();
+      if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+  }
 }
