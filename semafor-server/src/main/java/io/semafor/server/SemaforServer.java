@@ -147,15 +147,15 @@ public final class SemaforServer implements AutoCloseable {
                             new Connection(replicator, sessions, quota, config, edge));
                   }
                 });
+    this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
     if (config.insecure()) {
       log.warn(
           "INSECURE: started with --insecure; whoever reaches {}:{} may read and change every"
               + " semaphore{}",
           config.host(),
-          config.port(),
+          ((InetSocketAddress) listener.localAddress()).getPort(),
           config.tls() == null ? ", in plain text" : "");
     }
-    this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
     this.admin = config.adminPort() < 0 ? null : startAdmin();
   }
 
