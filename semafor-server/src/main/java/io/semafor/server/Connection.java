@@ -46,6 +46,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +87,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** Who this connection was taken for at its last Hello; null before one succeeded. */
   private volatile @Nullable Principal principal;
 
+  private final ConnectionCaps caps;
+
+  /** The principal this connection is counted against in {@link #caps}; null if none. */
+  private @Nullable String countedPrincipal;
+
   /** The token it authenticated with, so a reload that revokes it can close the connection. */
   private volatile String token = "";
 
@@ -113,11 +119,13 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       Replicator replicator,
       Sessions sessions,
       SessionQuota quota,
+      ConnectionCaps caps,
       ServerConfig config,
       Edge edge) {
     this.replicator = replicator;
     this.sessions = sessions;
     this.quota = quota;
+    this.caps = caps;
     this.config = config;
     this.edge = edge;
   }
@@ -352,6 +360,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       refuse(welcomeFailure(ErrorCode.UNAUTHENTICATED, e.reason()));
       return;
     }
+    String capped = countAgainst(who);
+    if (capped != null) {
+      refuse(welcomeFailure(ErrorCode.RESOURCE_EXHAUSTED, capped));
+      return;
+    }
     principal = who;
     token = hello.getToken();
     if (!replicator.isLeader()) {
@@ -533,6 +546,30 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     }
     replicator.submit(
         new Command.Request(sessionId, request.getId(), request.getAcksList(), op), this);
+  }
+
+  /**
+   * Counts this connection against {@code who}'s connection cap (authenticated principals only);
+   * why not, if the principal has its fill. Runs on the event loop, like every Hello.
+   */
+  private @Nullable String countAgainst(Principal who) {
+    String name = who.isAnonymous() ? null : who.name();
+    String counted = countedPrincipal;
+    if (Objects.equals(name, counted)) {
+      return null;
+    }
+    if (counted != null) {
+      caps.releasePrincipal(counted);
+      countedPrincipal = null;
+    }
+    if (name == null) {
+      return null;
+    }
+    String refused = caps.admitPrincipal(name);
+    if (refused == null) {
+      countedPrincipal = name;
+    }
+    return refused;
   }
 
   /** Why this connection's principal may not make {@code op}; null if it may. */
@@ -841,6 +878,11 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    String counted = countedPrincipal;
+    if (counted != null) {
+      countedPrincipal = null;
+      caps.releasePrincipal(counted);
+    }
     ScheduledFuture<?> timer = deadline;
     if (timer != null) {
       timer.cancel(false);

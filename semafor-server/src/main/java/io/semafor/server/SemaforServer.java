@@ -144,7 +144,7 @@ public final class SemaforServer implements AutoCloseable {
                         .addLast("frames-out", new FrameCodec.Encoder())
                         .addLast(
                             "connection",
-                            new Connection(replicator, sessions, quota, config, edge));
+                            new Connection(replicator, sessions, quota, caps, config, edge));
                   }
                 });
     this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();

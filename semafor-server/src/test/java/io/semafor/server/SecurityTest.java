@@ -36,6 +36,7 @@ import io.semafor.server.security.AuthFile;
 import io.semafor.server.security.Security;
 import io.semafor.server.security.Tokens;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -554,6 +555,54 @@ class SecurityTest {
       assertThat(other.hello(Hello.newBuilder().setToken(bob)).hasFailure())
           .as("another principal from the same address")
           .isFalse();
+    } finally {
+      for (WireClient c : open) {
+        c.close();
+      }
+      limited.close();
+    }
+  }
+
+  @Test
+  void aPrincipalsConnectionCapHoldsWhereverItConnectsFrom() throws Exception {
+    SemaforServer limited =
+        SemaforServer.start(
+            ServerConfig.builder()
+                .port(0)
+                .clientLimits(ClientLimits.DEFAULT.withMaxConnectionsPerClient(2))
+                .security(Security.of(authFile))
+                .build());
+    InetAddress other = InetAddress.getByName("127.0.0.2");
+    List<WireClient> open = new ArrayList<>();
+    try {
+      for (InetAddress from : java.util.Arrays.asList(null, other)) {
+        WireClient c = new WireClient(limited.address(), from);
+        open.add(c);
+        assertThat(c.hello(Hello.newBuilder().setToken(alice)).hasFailure()).isFalse();
+      }
+      WireClient third = new WireClient(limited.address(), other);
+      open.add(third);
+      Welcome refused = third.hello(Hello.newBuilder().setToken(alice));
+      assertThat(refused.getFailure().getCode()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(refused.getFailure().getMessage())
+          .isEqualTo("maxConnectionsPerClient (2) reached for principal alice");
+      assertThat(third.closedByServer()).isTrue();
+      WireClient bob = new WireClient(limited.address(), null);
+      open.add(bob);
+      assertThat(bob.hello(Hello.newBuilder().setToken(SecurityTest.this.bob)).hasFailure())
+          .as("another principal")
+          .isFalse();
+      open.get(0).close();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                try (WireClient again = new WireClient(limited.address(), other)) {
+                  assertThat(again.hello(Hello.newBuilder().setToken(alice)).hasFailure())
+                      .as("a closed connection gives its place back")
+                      .isFalse();
+                }
+              });
     } finally {
       for (WireClient c : open) {
         c.close();
