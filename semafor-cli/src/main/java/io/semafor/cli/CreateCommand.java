@@ -1,6 +1,8 @@
 package io.semafor.cli;
 
+import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
 import io.semafor.client.SemaphoreInfo;
 import io.semafor.client.SemaphoreOptions;
 import picocli.CommandLine.Command;
@@ -52,7 +54,20 @@ final class CreateCommand extends ClientCommand {
       options = options.maxPerSession(maxPerSession);
     }
     boolean created = client.semaphore(name).create(initial, options);
-    SemaphoreInfo info = client.semaphore(name).info();
+    SemaphoreInfo info;
+    try {
+      info = client.semaphore(name).info();
+    } catch (SemaforException e) {
+      if (e.code() != ErrorCode.PERMISSION_DENIED) {
+        throw e;
+      }
+      // created (or found) with `admin`; showing its value needs `read`, which this principal
+      // lacks: say what was done rather than fail a command that did it
+      output.result(
+          (created ? "created " : "exists: ") + name,
+          Output.fields("name", name, "created", created));
+      return ExitCodes.OK;
+    }
     output.result(
         (created ? "created " : "exists: ") + Parsing.describe(info),
         Output.fields(

@@ -2,7 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -13,17 +13,11 @@ final class ReleaseCommand extends ClientCommand {
   @Parameters(paramLabel = "PERMIT_ID")
   long permitId;
 
-  @Option(
-      names = "--semaphore",
-      paramLabel = "NAME",
-      description =
-          "The lease's semaphore; required by a server that checks permissions (a lease on"
-              + " another semaphore is then not found).")
-  String semaphore = "";
+  @Mixin LeaseSemaphoreOption semaphore = new LeaseSemaphoreOption();
 
   @Override
   int run(SemaforClient client, Output output) {
-    boolean released = client.lease(semaphore, permitId).release();
+    boolean released = client.lease(semaphore.name, permitId).release();
     if (!released) {
       throw new io.semafor.client.SemaforException(
           io.semafor.client.ErrorCode.NOT_FOUND,

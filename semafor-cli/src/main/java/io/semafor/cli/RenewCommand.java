@@ -4,7 +4,7 @@ import io.semafor.client.SemaforClient;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 @Command(
@@ -18,17 +18,11 @@ final class RenewCommand extends ClientCommand {
   @Parameters(index = "1", paramLabel = "TTL", converter = Durations.class)
   Duration ttl = Duration.ZERO;
 
-  @Option(
-      names = "--semaphore",
-      paramLabel = "NAME",
-      description =
-          "The lease's semaphore; required by a server that checks permissions (a lease on"
-              + " another semaphore is then not found).")
-  String semaphore = "";
+  @Mixin LeaseSemaphoreOption semaphore = new LeaseSemaphoreOption();
 
   @Override
   int run(SemaforClient client, Output output) {
-    Duration left = client.lease(semaphore, permitId).renew(ttl);
+    Duration left = client.lease(semaphore.name, permitId).renew(ttl);
     output.result(
         "lease " + permitId + " ends in " + Parsing.show(left),
         Output.fields("permitId", permitId, "expiresInMillis", left.toMillis()));

@@ -195,4 +195,32 @@ class AuthCliTest {
       }
     }
   }
+
+  @Test
+  void aLeaseIsReleasedByIdNamingItsSemaphoreWherePermissionsApply() throws Exception {
+    String[] alice = issue("alice");
+    String address =
+        start(
+            List.of(entry(alice[1])),
+            List.of(new AuthFile.Rule("alice", "jobs/", List.of("admin", "acquire", "release"))));
+    Map<String, String> asAlice = Map.of("SEMAFOR_TOKEN", alice[0]);
+    assertThat(
+            CliProcess.runWithEnvironment(asAlice, "create", "jobs/x", "1", "--server", address)
+                .status())
+        .isZero();
+    CliProcess.Finished leased =
+        CliProcess.runWithEnvironment(
+            asAlice, "acquire", "jobs/x", "1", "--lease", "1m", "--json", "--server", address);
+    assertThat(leased.status()).as(leased.err()).isZero();
+    String permit = JSON.readTree(leased.out()).get("permitId").asText();
+
+    CliProcess.Finished byIdAlone =
+        CliProcess.runWithEnvironment(asAlice, "release", permit, "--server", address);
+    assertThat(byIdAlone.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(byIdAlone.err()).startsWith("semafor: PERMISSION_DENIED: name:");
+    CliProcess.Finished named =
+        CliProcess.runWithEnvironment(
+            asAlice, "release", permit, "--semaphore", "jobs/x", "--server", address);
+    assertThat(named.status()).as(named.err()).isZero();
+  }
 }
