@@ -110,6 +110,8 @@ class CorruptSnapshotTest {
           for (int i = 0; i < 6; i++) {
             out.writeLong(0);
           }
+          out.writeLong(0); // the id key (version 3): none
+          out.writeLong(0);
           out.writeInt(table);
           out.writeInt(count);
           out.write(semaphores);
@@ -126,6 +128,9 @@ class CorruptSnapshotTest {
           out.writeUTF("");
           out.writeLong(0); // pid
           out.writeLong(0); // opened at
+          out.writeUTF(""); // owner (version 3): anonymous, no resume secret
+          out.writeLong(0);
+          out.writeLong(0);
           out.writeLong(1); // last request id
           out.writeInt(0); // waiting
           out.writeInt(1); // unacked
