@@ -24,7 +24,13 @@ record FrameBytes(List<ClientFrame> frames, boolean refused) {
    * caused by {@link InvalidProtocolBufferException}); any other exception propagates, a finding.
    */
   static FrameBytes decode(byte[] bytes, int piece) {
-    EmbeddedChannel channel = new EmbeddedChannel(new FrameCodec.Decoder(MAX_FRAME_BYTES));
+    // the server's default budget and frame timeout: one input never reaches either
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            new FrameCodec.Decoder(
+                MAX_FRAME_BYTES,
+                new PendingFrameBudget(ClientLimits.DEFAULT.maxPendingFrameBytes()),
+                ClientLimits.DEFAULT.frameTimeout().toNanos()));
     List<ClientFrame> frames = new ArrayList<>();
     boolean refused = false;
     for (int at = 0; at < bytes.length && !refused; at += piece) {
