@@ -131,15 +131,32 @@ final class ServerCommand implements Callable<Integer> {
     Path ca = options.tlsPeerCa();
     if (ca == null) {
       throw usage(
-          "--tls-peer-ca: a cluster node with --tls-cert needs the CA of its peers' certificates"
-              + " (--tls-peer-ca, or --tls-client-ca if it is the same)");
+          "--tls-peer-ca: a cluster node with --tls-cert needs the CA of its peers' certificates");
     }
     try {
       io.semafor.protocol.tls.PemFiles.certificates(ca);
     } catch (IllegalArgumentException e) {
       throw usage("--tls-peer-ca: " + e.getMessage());
     }
+    Path clientCa = options.tlsClientCa();
+    if (clientCa != null && sameFile(ca, clientCa)) {
+      throw usage(
+          "--tls-peer-ca "
+              + ca
+              + ": the same CA as --tls-client-ca, so any client certificate would pass for a"
+              + " member; sign the members' certificates with a CA of their own"
+              + " (docs/security.md)");
+    }
     return new PeerTls(cert, key, ca);
+  }
+
+  /** Whether two CA files hold the same bytes (the same file, or a copy). */
+  private static boolean sameFile(Path a, Path b) {
+    try {
+      return java.nio.file.Files.mismatch(a, b) == -1;
+    } catch (java.io.IOException e) {
+      return false; // an unreadable client CA is reported by its own check
+    }
   }
 
   private ClusterConfig cluster() {

@@ -73,7 +73,7 @@ final class Engine {
       return ++lastSessionId;
     }
     while (true) {
-      long id = cipher.id(++lastSessionId);
+      long id = cipher.id(IdCipher.SESSIONS, ++lastSessionId);
       if (id != 0 && sessions.get(id) == null) {
         return id;
       }
@@ -87,7 +87,7 @@ final class Engine {
       return ++lastPermitId;
     }
     while (true) {
-      long id = cipher.id(++lastPermitId);
+      long id = cipher.id(IdCipher.LEASES, ++lastPermitId);
       if (id != 0 && !leases.containsKey(id)) {
         return id;
       }

@@ -7,8 +7,10 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Turns the machine's counters into ids that cannot be guessed (docs/security.md#ids): the id of
- * the {@code n}th session or lease is 63 bits of AES-128 of {@code n} under a key kept in the
- * replicated state. Every replica holds the same key, so the same log still gives the same ids;
+ * the {@code n}th session or lease is 63 bits of AES-128 of (its kind, {@code n}) under a key kept
+ * in the replicated state. The kind keeps the two sequences apart: without it the {@code n}th
+ * session and the {@code n}th lease would share an id, so one's own session ids would name someone
+ * else's future leases. Every replica holds the same key, so the same log still gives the same ids;
  * without the key, knowing one's own ids says nothing about anyone else's. Distinct counters give
  * distinct AES blocks; the 63 bits kept can still collide, which the caller checks (a free id is
  * taken by skipping to the next counter), and are never 0, which means "none" on the wire.
@@ -35,8 +37,18 @@ final class IdCipher {
     return key;
   }
 
-  /** The id for counter value {@code n}: positive, 63 bits; 0 only if the cipher gave 0 (skip). */
-  long id(long n) {
+  /** The block's first byte for session ids. */
+  static final byte SESSIONS = 1;
+
+  /** The block's first byte for lease (permit) ids. */
+  static final byte LEASES = 2;
+
+  /**
+   * The id of kind {@code kind} for counter value {@code n}: positive, 63 bits; 0 only if the
+   * cipher gave 0 (skip).
+   */
+  long id(byte kind, long n) {
+    in[0] = kind;
     for (int i = 0; i < 8; i++) {
       in[8 + i] = (byte) (n >>> (56 - 8 * i));
     }

@@ -156,10 +156,16 @@ final class SnapshotReader {
     return n;
   }
 
-  /** A slot number held on {@code s}: one of 1..its capacity, on a slotted semaphore. */
+  /**
+   * A slot number held on {@code s}: one of 1..its capacity, on a slotted semaphore, and no higher
+   * than this node's {@code maxSlottedCapacity} (or 2^20 if that is lower): slots are a bitmap as
+   * long as the highest one held, so a corrupt snapshot naming slot 2^31 of a semaphore claiming
+   * that capacity would take 256 MB (found by SnapshotReaderFuzzTest).
+   */
   private long slot(Semaphore s) throws IOException {
     long slot = in.readLong();
-    if (!s.slotted() || slot < 1 || slot > s.options().capacity()) {
+    long highest = Math.min(s.options().capacity(), Math.max(limits.maxSlottedCapacity(), 1 << 20));
+    if (!s.slotted() || slot < 1 || slot > highest) {
       throw new IOException("corrupt snapshot: slot " + slot + " of " + s);
     }
     return slot;

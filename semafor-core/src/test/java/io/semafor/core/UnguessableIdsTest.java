@@ -79,6 +79,13 @@ class UnguessableIdsTest {
   }
 
   @Test
+  void sessionAndLeaseIdsComeFromSequencesApart() {
+    List<Long> ids = ids(new SemaphoreMachine(), ENTROPY, ENTROPY);
+    // the nth session and the nth lease: one's own session ids must not name others' leases
+    assertThat(ids.subList(0, 10)).doesNotContainAnyElementsOf(ids.subList(10, 20));
+  }
+
+  @Test
   void theSameLogGivesTheSameIdsOnEveryReplica() {
     assertThat(ids(new SemaphoreMachine(), ENTROPY, ENTROPY))
         .isEqualTo(ids(new SemaphoreMachine(), ENTROPY, ENTROPY));

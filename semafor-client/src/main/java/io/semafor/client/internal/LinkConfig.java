@@ -29,4 +29,20 @@ public record LinkConfig(
   public LinkConfig {
     addresses = List.copyOf(addresses);
   }
+
+  /** Every field but the token, which must never reach a log line. */
+  @Override
+  public String toString() {
+    return "LinkConfig[addresses="
+        + addresses
+        + ", sessionTtl="
+        + sessionTtl
+        + ", clientName="
+        + clientName
+        + ", token="
+        + (token.isEmpty() ? "none" : "…")
+        + ", tls="
+        + (tls != null)
+        + "]";
+  }
 }

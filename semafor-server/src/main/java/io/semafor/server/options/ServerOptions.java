@@ -248,7 +248,8 @@ public final class ServerOptions {
       paramLabel = "FILE",
       description =
           "Cluster node: the CA of the other members' certificates; Raft peers verify each"
-              + " other with it both ways (default: --tls-client-ca).")
+              + " other with it both ways. It must not be the CA of --tls-client-ca: any holder"
+              + " of a client certificate would pass for a member.")
   @Nullable Path tlsPeerCa;
 
   /** {@code none}, {@code optional} or {@code require}, in any case. */
@@ -382,11 +383,17 @@ public final class ServerOptions {
   }
 
   /**
-   * The CA file the Raft peers' certificates must lead to: {@code --tls-peer-ca}, else {@code
-   * --tls-client-ca}; null if neither is given.
+   * The CA file the Raft peers' certificates must lead to ({@code --tls-peer-ca}); null if not
+   * given. Never the client CA by default: a CA that signs clients' certificates would make every
+   * client a member.
    */
   public @Nullable Path tlsPeerCa() {
-    return tlsPeerCa != null ? tlsPeerCa : tlsClientCa;
+    return tlsPeerCa;
+  }
+
+  /** The CA file client certificates must lead to ({@code --tls-client-ca}); null if not given. */
+  public @Nullable Path tlsClientCa() {
+    return tlsClientCa;
   }
 
   /**
