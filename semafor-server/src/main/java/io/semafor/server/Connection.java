@@ -360,13 +360,31 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       refuse(welcomeFailure(ErrorCode.UNAUTHENTICATED, e.reason()));
       return;
     }
+    Principal before = principal;
+    if (before != null && !before.name().equals(who.name())) {
+      // requests may still reach the session the first principal opened here: they must not be
+      // checked against another principal's permissions
+      fatal(
+          ErrorCode.INVALID_ARGUMENT,
+          "hello: this connection was taken for " + before + "; a connection keeps its principal");
+      return;
+    }
     String capped = countAgainst(who);
     if (capped != null) {
       refuse(welcomeFailure(ErrorCode.RESOURCE_EXHAUSTED, capped));
       return;
     }
-    principal = who;
+    // the token first, then the principal: whoever reads the principal (a reload's sweep) then
+    // sees the token that goes with it
     token = hello.getToken();
+    principal = who;
+    Access now = config.security().access();
+    if (!now.stillAdmits(who, token, Instant.now())) {
+      // a reload revoked the token between the check above and this connection's publishing it,
+      // and its sweep may have passed this connection by
+      refuse(welcomeFailure(ErrorCode.UNAUTHENTICATED, "token: revoked or expired"));
+      return;
+    }
     if (!replicator.isLeader()) {
       send(
           ServerFrame.newBuilder()
@@ -511,6 +529,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   private void request(Request request) {
+    if (credentialExpired()) {
+      return;
+    }
     long sessionId = sessionIdOrFail("request");
     if (sessionId == 0) {
       return;
@@ -632,6 +653,34 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     return who == null || access.stillAdmits(who, token, now);
   }
 
+  /**
+   * Reads on past a page of a listing that holds nothing this principal may see (then its answer is
+   * not sent); false if {@code reply} is to be answered. Called on the applying thread; the next
+   * read is asked from this connection's event loop, as every read is. A listing costs the server
+   * the names it scans, as without permissions.
+   */
+  boolean readOnPast(long readId, Query query, Reply reply) {
+    Access access = config.security().access();
+    if (!access.enforced()) {
+      return false;
+    }
+    Query next = WireAudit.nextPageIfNothingVisible(access, whoOrAnonymous(), query, reply);
+    Channel c = channel;
+    if (next == null || c == null) {
+      return false;
+    }
+    c.eventLoop()
+        .execute(
+            () -> {
+              try {
+                replicator.read(next, new PendingRead(this, readId));
+              } catch (Replicator.ReplicatorClosedException e) {
+                fatal(ErrorCode.UNAVAILABLE, "the server is shutting down");
+              }
+            });
+    return true;
+  }
+
   /** The part of a read's answer this connection's principal may see. */
   Reply visible(Reply reply) {
     Access access = config.security().access();
@@ -688,7 +737,23 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
         + " has ended; what it held went back. Open a new session with Hello";
   }
 
+  /**
+   * Whether the token this connection authenticated with has expired since (then it is closed with
+   * UNAUTHENTICATED): expiry is a property of the credential, not only of the {@code Hello}.
+   */
+  private boolean credentialExpired() {
+    Principal who = principal;
+    if (who == null || !who.expiredAt(Instant.now())) {
+      return false;
+    }
+    fatal(ErrorCode.UNAUTHENTICATED, "token: expired at " + who.expires());
+    return true;
+  }
+
   private void read(Read read) {
+    if (credentialExpired()) {
+      return;
+    }
     if (config.security().access().enforced() && principal == null) {
       fatal(ErrorCode.UNAUTHENTICATED, "read: a connection begins with Hello and its credentials");
       return;

@@ -191,6 +191,9 @@ final class Edge implements ApplyListener {
     if (context instanceof LocalRead local) {
       local.answer().complete(reply);
     } else if (context instanceof Connection.PendingRead read) {
+      if (read.connection().readOnPast(read.id(), query, reply)) {
+        return; // still in flight: the page read next answers it
+      }
       read.connection().readAnswered();
       outbox.add(
           read.connection(),

@@ -2,6 +2,7 @@ package io.semafor.server;
 
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
+import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.server.security.Access;
@@ -103,6 +104,43 @@ final class WireAudit {
       return withResult(reply, new Result.SessionList(own, list.more()));
     }
     return reply;
+  }
+
+  /**
+   * The next page to read instead of answering {@code reply}, when it is a page of a listing that
+   * holds nothing {@code principal} may see but says more follow: the client pages on from the last
+   * entry it was shown, and an empty page would give it nowhere to go on from. Null when the page
+   * can be answered.
+   */
+  static @org.jspecify.annotations.Nullable Query nextPageIfNothingVisible(
+      Access access, Principal principal, Query query, Reply reply) {
+    Result result = reply.result();
+    if (query instanceof Query.ListNames q
+        && result instanceof Result.NameList list
+        && list.more()
+        && !list.names().isEmpty()) {
+      for (Name name : list.names()) {
+        if (Authorizer.mayRead(access, principal, name)) {
+          return null;
+        }
+      }
+      Name last = list.names().get(list.names().size() - 1);
+      return new Query.ListNames(q.prefix(), q.limit(), last, q.withStatus());
+    }
+    if (query instanceof Query.ListSessions q
+        && result instanceof Result.SessionList list
+        && list.more()
+        && !list.sessions().isEmpty()
+        && !access.allowsCluster(principal)) {
+      for (Result.SessionView s : list.sessions()) {
+        if (s.principal().equals(principal.name())) {
+          return null;
+        }
+      }
+      return new Query.ListSessions(
+          q.limit(), list.sessions().get(list.sessions().size() - 1).sessionId());
+    }
+    return null;
   }
 
   private static Reply withResult(Reply reply, Result result) {

@@ -190,6 +190,42 @@ class SecurityTest {
   }
 
   @Test
+  void aTokenThatExpiresWhileItsConnectionIsOpenStopsWorkingThere() throws Exception {
+    Instant expires = Instant.now().plusSeconds(2);
+    String erin = issue("erin", expires);
+    writeAuthFile(entries);
+    server.reloadAuth();
+    try (WireClient c = connect(erin)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(expires));
+      c.request(Request.newBuilder().setCreate(Create.newBuilder().setName(name("a/late"))));
+      ServerFrame answer = c.receive();
+      assertThat(answer.getFatal().getFailure().getCode()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+      assertThat(answer.getFatal().getFailure().getMessage()).startsWith("token: expired at");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void aSecondHelloCannotSwitchTheConnectionsPrincipal() throws IOException {
+    try (WireClient c = new WireClient(server.address())) {
+      Welcome first = c.hello(Hello.newBuilder().setToken(alice).setSessionId(12345));
+      assertThat(first.getFailure().getCode()).isEqualTo(ErrorCode.SESSION_EXPIRED);
+      c.send(
+          ClientFrame.newBuilder()
+              .setHello(
+                  Hello.newBuilder()
+                      .setProtocolVersion(io.semafor.protocol.Frames.PROTOCOL_VERSION)
+                      .setToken(bob))
+              .build());
+      ServerFrame answer = c.receive();
+      assertThat(answer.getFatal().getFailure().getCode()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+      assertThat(answer.getFatal().getFailure().getMessage())
+          .isEqualTo(
+              "hello: this connection was taken for alice; a connection keeps its principal");
+    }
+  }
+
+  @Test
   void aReadBeforeHelloIsUnauthenticated() throws IOException {
     try (WireClient c = new WireClient(server.address())) {
       c.send(
@@ -384,6 +420,26 @@ class SecurityTest {
       ReadResponse r = c.receive().getReadResponse();
       assertThat(r.getNames().getNamesList()).containsExactly(name("a/x"));
       assertThat(r.getNames().getStatusesCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aListingReadsOnPastPagesHoldingNothingThePrincipalMayRead() throws IOException {
+    try (WireClient admin = connect(ops)) {
+      for (String n : List.of("0/1", "0/2", "0/3", "0/4")) {
+        assertThat(admin.call(create(n, 1)).hasFailure()).isFalse();
+      }
+    }
+    try (WireClient c = connect(alice)) {
+      c.send(
+          ClientFrame.newBuilder()
+              .setRead(Read.newBuilder().setId(1).setListNames(ListNames.newBuilder().setLimit(2)))
+              .build());
+      ReadResponse first = c.receive().getReadResponse();
+      // the two pages of 0/… held nothing alice may read: the answer is the first that does
+      assertThat(first.getNames().getNamesList()).containsExactly(name("a/x"));
+      // b/y, the last name, was scanned in the same page and left out: nothing follows
+      assertThat(first.getNames().getMore()).isFalse();
     }
   }
 

@@ -157,10 +157,11 @@ public final class Access {
       throw new Refused("token: not valid (unknown, revoked or mistyped)");
     }
     String expires = entry.expires();
-    if (expires != null && !now.isBefore(Instant.parse(expires))) {
+    Instant end = expires == null ? null : Instant.parse(expires);
+    if (end != null && !now.isBefore(end)) {
       throw new Refused("token: expired at " + expires);
     }
-    return new Principal(entry.principal(), "token");
+    return new Principal(entry.principal(), "token", end);
   }
 
   /**
