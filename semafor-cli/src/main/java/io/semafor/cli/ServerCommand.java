@@ -139,22 +139,24 @@ final class ServerCommand implements Callable<Integer> {
       throw usage("--tls-peer-ca: " + e.getMessage());
     }
     Path clientCa = options.tlsClientCa();
-    if (clientCa != null && sameFile(ca, clientCa)) {
+    if (clientCa != null && shareACertificate(ca, clientCa)) {
       throw usage(
           "--tls-peer-ca "
               + ca
-              + ": the same CA as --tls-client-ca, so any client certificate would pass for a"
+              + ": holds a CA of --tls-client-ca too, so a client certificate could pass for a"
               + " member; sign the members' certificates with a CA of their own"
               + " (docs/security.md)");
     }
-    return new PeerTls(cert, key, ca);
+    return new PeerTls(cert, key, ca, options.tlsPeerNames());
   }
 
-  /** Whether two CA files hold the same bytes (the same file, or a copy). */
-  private static boolean sameFile(Path a, Path b) {
+  /** Whether two CA files hold a certificate in common (the same file, a copy, or a bundle). */
+  private static boolean shareACertificate(Path a, Path b) {
     try {
-      return java.nio.file.Files.mismatch(a, b) == -1;
-    } catch (java.io.IOException e) {
+      java.util.List<java.security.cert.X509Certificate> theirs =
+          io.semafor.protocol.tls.PemFiles.certificates(b);
+      return io.semafor.protocol.tls.PemFiles.certificates(a).stream().anyMatch(theirs::contains);
+    } catch (IllegalArgumentException e) {
       return false; // an unreadable client CA is reported by its own check
     }
   }

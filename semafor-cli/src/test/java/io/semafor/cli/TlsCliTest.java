@@ -153,4 +153,57 @@ class TlsCliTest {
         .contains("CN=node")
         .doesNotContain("\tat ");
   }
+
+  /** A cluster node's command line with TLS on its ports, before the options under test. */
+  private static java.util.List<String> clusterNode(Path dir, TestPki.Issued node) {
+    return new java.util.ArrayList<>(
+        java.util.List.of(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--admin-port",
+            "-1",
+            "--tls-cert",
+            node.cert().toString(),
+            "--tls-key",
+            node.key().toString()));
+  }
+
+  @Test
+  void aPeerCaBundleHoldingTheClientCaIsAServerUsageError() throws Exception {
+    TestPki peers = TestPki.create(dir, "peers");
+    TestPki clients = TestPki.create(dir, "clients");
+    Path bundle = dir.resolve("bundle.pem");
+    java.nio.file.Files.writeString(
+        bundle,
+        java.nio.file.Files.readString(peers.caFile())
+            + java.nio.file.Files.readString(clients.caFile()));
+    java.util.List<String> args = clusterNode(dir, peers.issue("n1"));
+    args.addAll(
+        java.util.List.of(
+            "--tls-client-ca", clients.caFile().toString(), "--tls-peer-ca", bundle.toString()));
+    CliProcess.Finished f = CliProcess.runRaw(args.toArray(String[]::new));
+    assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.err())
+        .contains("--tls-peer-ca " + bundle + ": holds a CA of --tls-client-ca too")
+        .doesNotContain("\tat ");
+  }
+
+  @Test
+  void anEmptyPeerNameIsAServerUsageErrorNamingTheOption() throws Exception {
+    TestPki peers = TestPki.create(dir, "peers");
+    java.util.List<String> args = clusterNode(dir, peers.issue("n1"));
+    args.addAll(
+        java.util.List.of(
+            "--tls-peer-ca", peers.caFile().toString(), "--tls-peer-names", "n1,,n3"));
+    CliProcess.Finished f = CliProcess.runRaw(args.toArray(String[]::new));
+    assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.err())
+        .contains("--tls-peer-names: 'n1,,n3' has an empty name")
+        .doesNotContain("\tat ");
+  }
 }

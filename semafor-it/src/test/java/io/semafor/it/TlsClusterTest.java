@@ -69,6 +69,16 @@ class TlsClusterTest {
   /** Like {@link #start(List, Path)}, node i checking credentials with {@code security.get(i)}. */
   private void start(List<TestPki.Issued> certs, Path ca, List<Security> security)
       throws Exception {
+    start(certs, ca, security, List.of());
+  }
+
+  /**
+   * Like {@link #start(List, Path, List)}, every node accepting only peers whose certificates carry
+   * one of {@code peerNames} (all, when empty).
+   */
+  private void start(
+      List<TestPki.Issued> certs, Path ca, List<Security> security, List<String> peerNames)
+      throws Exception {
     for (int i = 0; i < 3; i++) {
       peers.add(new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
     }
@@ -90,7 +100,10 @@ class TlsClusterTest {
               (machine, listener) -> {
                 RaftReplicator r =
                     RaftReplicator.start(
-                        config, machine, listener, new PeerTls(cert.cert(), cert.key(), ca));
+                        config,
+                        machine,
+                        listener,
+                        new PeerTls(cert.cert(), cert.key(), ca, peerNames));
                 made.set(r);
                 return r;
               }));
@@ -215,5 +228,46 @@ class TlsClusterTest {
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(5))
         .until(() -> applied(2) <= 0 && !replicators.get(2).isLeader());
+  }
+
+  @Test
+  void aMemberWhoseCertificateNamesNoAllowedPeerIsRefusedThoughItsCaIsTheMembers()
+      throws Exception {
+    TestPki pki = TestPki.create(dir, "cluster");
+    start(
+        List.of(pki.issue("n1"), pki.issue("n2"), pki.issue("intruder")),
+        pki.caFile(),
+        List.of(Security.open(), Security.open(), Security.open()),
+        List.of("n1", "n2", "n3"));
+
+    try (SemaforClient client = client(pki)) {
+      for (int i = 0; i < 5; i++) {
+        client.create("s" + i, 1);
+      }
+      assertThat(client.list("")).hasSize(5);
+    }
+    assertThat(applied(0) + applied(1)).isPositive();
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> applied(2) <= 0 && !replicators.get(2).isLeader());
+  }
+
+  @Test
+  void membersWhoseCertificatesCarryAnAllowedNameFormACluster() throws Exception {
+    TestPki pki = TestPki.create(dir, "cluster");
+    start(
+        List.of(pki.issue("n1"), pki.issue("n2"), pki.issue("n3")),
+        pki.caFile(),
+        List.of(Security.open(), Security.open(), Security.open()),
+        List.of("n1", "n2", "n3"));
+
+    try (SemaforClient client = client(pki)) {
+      client.create("s", 1);
+      assertThat(client.list("")).hasSize(1);
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> applied(0) > 0 && applied(1) > 0 && applied(2) > 0);
   }
 }

@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
+import io.semafor.protocol.tls.NamedPeerTrustManager;
+import io.semafor.protocol.tls.TlsMaterial;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;
 import java.io.IOException;
@@ -29,6 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -246,15 +251,23 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   /**
    * Ratis's parameters with the peers' TLS: one config serves the server's ports and the clients it
-   * calls other members with (Ratis falls back to {@code GrpcConfigKeys.TLS} for each). Ratis reads
-   * the PEM files itself; they were read and checked once already by the command line.
+   * calls other members with (Ratis falls back to {@code GrpcConfigKeys.TLS} for each). The key and
+   * trust managers are ours, not Ratis's PEM reading, so that a peer's certificate is checked for
+   * its name as well as its chain ({@link NamedPeerTrustManager}).
+   *
+   * @throws IllegalArgumentException if a PEM file cannot be read (the command line checked them)
    */
-  private static Parameters parameters(@Nullable PeerTls tls) {
+  static Parameters parameters(@Nullable PeerTls tls) {
     Parameters parameters = new Parameters();
     if (tls != null) {
-      GrpcConfigKeys.TLS.setConf(
-          parameters,
-          new GrpcTlsConfig(tls.key().toFile(), tls.cert().toFile(), tls.ca().toFile(), true));
+      TlsMaterial material = TlsMaterial.read(tls.cert(), tls.key(), tls.ca());
+      KeyManager[] keys = java.util.Objects.requireNonNull(material.keyManagers());
+      TrustManager[] trusts = java.util.Objects.requireNonNull(material.trustManagers());
+      TrustManager trust = trusts[0];
+      if (!tls.names().isEmpty()) {
+        trust = new NamedPeerTrustManager((X509ExtendedTrustManager) trust, tls.names());
+      }
+      GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(keys[0], trust, true));
     }
     return parameters;
   }

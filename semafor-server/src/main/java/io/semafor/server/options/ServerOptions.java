@@ -10,6 +10,8 @@ import io.semafor.server.security.AuthFile;
 import io.semafor.server.security.Security;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -252,6 +254,15 @@ public final class ServerOptions {
               + " of a client certificate would pass for a member.")
   @Nullable Path tlsPeerCa;
 
+  @Option(
+      names = "--tls-peer-names",
+      paramLabel = "NAME[,NAME...]",
+      description =
+          "Cluster node: the names a member's certificate must carry (its subject CN or a DNS"
+              + " subject alternative name), comma-separated: the members' node names, or one name"
+              + " every member's certificate carries. Default: any certificate from --tls-peer-ca.")
+  @Nullable String tlsPeerNames;
+
   /** {@code none}, {@code optional} or {@code require}, in any case. */
   static final class ClientAuths implements CommandLine.ITypeConverter<ServerTls.ClientAuth> {
     @Override
@@ -389,6 +400,27 @@ public final class ServerOptions {
    */
   public @Nullable Path tlsPeerCa() {
     return tlsPeerCa;
+  }
+
+  /**
+   * The names a Raft peer's certificate must carry ({@code --tls-peer-names}), as given; empty if
+   * the option is not given.
+   *
+   * @throws CommandLine.ParameterException if a name is blank
+   */
+  public List<String> tlsPeerNames() {
+    String given = tlsPeerNames;
+    if (given == null) {
+      return List.of();
+    }
+    List<String> names = new ArrayList<>();
+    for (String n : given.split(",", -1)) {
+      if (n.isBlank()) {
+        throw usage("--tls-peer-names: '" + given + "' has an empty name; give NAME[,NAME...]");
+      }
+      names.add(n.strip());
+    }
+    return List.copyOf(names);
   }
 
   /** The CA file client certificates must lead to ({@code --tls-client-ca}); null if not given. */
