@@ -175,26 +175,10 @@ final class GrantOrder {
   }
 
   private static @Nullable Name nameOf(Operation op) {
-    if (op instanceof Operation.Acquire o) {
-      return o.name();
-    } else if (op instanceof Operation.Decrement o) {
-      return o.name();
-    } else if (op instanceof Operation.AcquireLease o) {
-      return o.name();
-    } else if (op instanceof Operation.AwaitZero o) {
-      return o.name();
-    } else if (op instanceof Operation.Increment o) {
-      return o.name();
-    } else if (op instanceof Operation.Release o) {
-      return o.name();
-    } else if (op instanceof Operation.ReleaseSlot o) {
-      return o.name();
-    } else if (op instanceof Operation.SetValue o) {
-      return o.name();
-    } else if (op instanceof Operation.Delete o) {
-      return o.name();
-    }
-    return null; // Create changes nothing of an existing semaphore
+    // Create changes nothing of an existing semaphore
+    return op instanceof Operation.OnOneSemaphore one && !(op instanceof Operation.Create)
+        ? one.name()
+        : null;
   }
 
   /** Forgets the touched set once nothing more can be served. */

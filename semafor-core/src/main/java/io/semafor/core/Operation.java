@@ -14,31 +14,45 @@ public sealed interface Operation {
   long FOREVER = -1;
 
   /**
+   * An operation on one semaphore, named by {@link #name}: what the server checks permissions on,
+   * audits, and the grant order looks at. Not one of these: {@code Semop} (several names), the
+   * lease operations (a name only in newer log entries), and those on the session itself.
+   */
+  interface OnOneSemaphore {
+    /** The semaphore this operation acts on. */
+    Name name();
+  }
+
+  /**
    * Creates the semaphore, or opens it if it exists, ignoring {@code initial} and {@code options}
    * (IRIS); answers {@link Result.Created} saying which happened.
    */
-  record Create(Name name, long initial, SemaphoreOptions options) implements Operation {}
+  record Create(Name name, long initial, SemaphoreOptions options)
+      implements Operation, OnOneSemaphore {}
 
   /** Deletes the semaphore; its waiters complete with {@code DELETED}. */
-  record Delete(Name name) implements Operation {}
+  record Delete(Name name) implements Operation, OnOneSemaphore {}
 
   /** Writes the free value; what sessions own or lease is untouched. */
-  record SetValue(Name name, long value) implements Operation {}
+  record SetValue(Name name, long value) implements Operation, OnOneSemaphore {}
 
   /** Adds {@code amount} to the value; anyone may increment. */
-  record Increment(Name name, long amount) implements Operation {}
+  record Increment(Name name, long amount) implements Operation, OnOneSemaphore {}
 
   /** IRIS decrement: when served, takes {@code min(value, amount)}; waits while the value is 0. */
-  record Decrement(Name name, long amount, long timeout, boolean owned) implements Operation {}
+  record Decrement(Name name, long amount, long timeout, boolean owned)
+      implements Operation, OnOneSemaphore {}
 
   /** All-or-nothing take of exactly {@code amount}. */
-  record Acquire(Name name, long amount, long timeout, boolean owned) implements Operation {}
+  record Acquire(Name name, long amount, long timeout, boolean owned)
+      implements Operation, OnOneSemaphore {}
 
   /** Like {@link Acquire}, but the permits form a lease that ends {@code leaseTtl} after grant. */
-  record AcquireLease(Name name, long amount, long leaseTtl, long timeout) implements Operation {}
+  record AcquireLease(Name name, long amount, long leaseTtl, long timeout)
+      implements Operation, OnOneSemaphore {}
 
   /** SysV wait-for-zero: completes when the value is 0, consuming nothing. */
-  record AwaitZero(Name name, long timeout) implements Operation {}
+  record AwaitZero(Name name, long timeout) implements Operation, OnOneSemaphore {}
 
   /** SysV {@code semop}: every op takes effect in one atomic step, or none does. */
   record Semop(List<SemopOp> ops, long timeout) implements Operation {
@@ -49,10 +63,10 @@ public sealed interface Operation {
   }
 
   /** Gives back {@code amount} of what this session owns; more than it owns is refused. */
-  record Release(Name name, long amount) implements Operation {}
+  record Release(Name name, long amount) implements Operation, OnOneSemaphore {}
 
   /** Gives back the one owned permit holding {@code slot}. */
-  record ReleaseSlot(Name name, long slot) implements Operation {}
+  record ReleaseSlot(Name name, long slot) implements Operation, OnOneSemaphore {}
 
   /**
    * Moves a lease's end to {@code ttl} from now. {@code name}, if given, is the lease's semaphore:
@@ -78,10 +92,10 @@ public sealed interface Operation {
   }
 
   /** Adds an asynchronous partial decrement to WaitMany list {@code listId} (IRIS). */
-  record AddToWaitMany(long listId, Name name, long amount) implements Operation {}
+  record AddToWaitMany(long listId, Name name, long amount) implements Operation, OnOneSemaphore {}
 
   /** Removes the entry for {@code name}; a grant it holds goes back to the semaphore. */
-  record RemoveFromWaitMany(long listId, Name name) implements Operation {}
+  record RemoveFromWaitMany(long listId, Name name) implements Operation, OnOneSemaphore {}
 
   /** Waits until an entry of the list has a grant, then reports every entry that has one. */
   record WaitMany(long listId, long timeout) implements Operation {}

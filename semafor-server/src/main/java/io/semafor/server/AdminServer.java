@@ -102,7 +102,7 @@ final class AdminServer implements AutoCloseable {
     boolean openMetrics = server.config().openMetrics();
     http.createContext(
         "/metrics",
-        on(reads, openMetrics ? this::metrics : guarded(Need.PRINCIPAL, this::metrics)));
+        on(reads, openMetrics ? this::metrics : guarded(Need.EVERY_NAME, this::metrics)));
     http.createContext("/health", this::health);
     http.createContext("/cluster", on(reads, guarded(Need.CLUSTER, this::cluster)));
     http.createContext("/sessions", on(reads, guarded(Need.CLUSTER, this::sessions)));
@@ -171,8 +171,8 @@ final class AdminServer implements AutoCloseable {
 
   /** What a request must show, when the server authenticates (docs/security.md#admin). */
   private enum Need {
-    /** Any authenticated principal. */
-    PRINCIPAL,
+    /** A principal that may read every name ({@code read} on the prefix "", or {@code cluster}). */
+    EVERY_NAME,
     /** A principal with the {@code cluster} permission. */
     CLUSTER
   }
@@ -203,15 +203,16 @@ final class AdminServer implements AutoCloseable {
         }
         return;
       }
-      if (need == Need.CLUSTER) {
-        String denied = Authorizer.denyCluster(access, who, action);
-        if (denied != null) {
-          Audit.record(action, who, address, "PERMISSION_DENIED: " + denied);
-          try (exchange) {
-            error(exchange, 403, "PERMISSION_DENIED", denied);
-          }
-          return;
+      String denied =
+          need == Need.CLUSTER
+              ? Authorizer.denyCluster(access, who, action)
+              : Authorizer.denyEveryName(access, who, action);
+      if (denied != null) {
+        Audit.record(action, who, address, "PERMISSION_DENIED: " + denied);
+        try (exchange) {
+          error(exchange, 403, "PERMISSION_DENIED", denied);
         }
+        return;
       }
       exchange.setAttribute(PRINCIPAL, who);
       handler.handle(exchange);

@@ -46,27 +46,11 @@ final class WireAudit {
   }
 
   private static @org.jspecify.annotations.Nullable Name nameOf(Operation op) {
-    if (op instanceof Operation.Increment o) {
-      return o.name();
-    } else if (op instanceof Operation.Decrement o) {
-      return o.name();
-    } else if (op instanceof Operation.Acquire o) {
-      return o.name();
-    } else if (op instanceof Operation.AcquireLease o) {
-      return o.name();
-    } else if (op instanceof Operation.Release o) {
-      return o.name();
-    } else if (op instanceof Operation.ReleaseSlot o) {
-      return o.name();
-    } else if (op instanceof Operation.AwaitZero o) {
-      return o.name();
+    if (op instanceof Operation.OnOneSemaphore one) {
+      return one.name();
     } else if (op instanceof Operation.RenewLease o) {
       return o.name();
     } else if (op instanceof Operation.ReleaseLease o) {
-      return o.name();
-    } else if (op instanceof Operation.AddToWaitMany o) {
-      return o.name();
-    } else if (op instanceof Operation.RemoveFromWaitMany o) {
       return o.name();
     }
     return null;

@@ -695,6 +695,20 @@ class SecurityTest {
   }
 
   @Test
+  void metricsAreForbiddenToAPrincipalThatMayNotReadEveryName() throws Exception {
+    HttpResponse<String> r = admin("GET", "/metrics", alice);
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).contains("PERMISSION_DENIED").contains("'read' on every name");
+  }
+
+  @Test
+  void metricsShowEveryNameToAPrincipalThatMayReadEveryName() throws Exception {
+    HttpResponse<String> r = admin("GET", "/metrics", ops);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("name=\"a/x\"").contains("name=\"b/y\"");
+  }
+
+  @Test
   void aMembershipChangeWithoutClusterIsForbidden() throws Exception {
     HttpResponse<String> r = admin("POST", "/cluster/members", bob);
     assertThat(r.statusCode()).isEqualTo(403);

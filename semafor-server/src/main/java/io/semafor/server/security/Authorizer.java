@@ -38,31 +38,8 @@ public final class Authorizer {
       }
       return null;
     }
-    // Java 17: no pattern switch yet, so one test per kind; each names the permission it needs
-    if (op instanceof Operation.Create o) {
-      return check(access, principal, Permission.ADMIN, o.name());
-    } else if (op instanceof Operation.Delete o) {
-      return check(access, principal, Permission.ADMIN, o.name());
-    } else if (op instanceof Operation.SetValue o) {
-      return check(access, principal, Permission.ADMIN, o.name());
-    } else if (op instanceof Operation.Increment o) {
-      return check(access, principal, Permission.RELEASE, o.name());
-    } else if (op instanceof Operation.Release o) {
-      return check(access, principal, Permission.RELEASE, o.name());
-    } else if (op instanceof Operation.ReleaseSlot o) {
-      return check(access, principal, Permission.RELEASE, o.name());
-    } else if (op instanceof Operation.Decrement o) {
-      return check(access, principal, Permission.ACQUIRE, o.name());
-    } else if (op instanceof Operation.Acquire o) {
-      return check(access, principal, Permission.ACQUIRE, o.name());
-    } else if (op instanceof Operation.AcquireLease o) {
-      return check(access, principal, Permission.ACQUIRE, o.name());
-    } else if (op instanceof Operation.AddToWaitMany o) {
-      return check(access, principal, Permission.ACQUIRE, o.name());
-    } else if (op instanceof Operation.RemoveFromWaitMany o) {
-      return check(access, principal, Permission.ACQUIRE, o.name());
-    } else if (op instanceof Operation.AwaitZero o) {
-      return check(access, principal, Permission.READ, o.name());
+    if (op instanceof Operation.OnOneSemaphore one) {
+      return check(access, principal, needed(op), one.name());
     } else if (op instanceof Operation.RenewLease o) {
       return leaseCheck(access, principal, Permission.ACQUIRE, o.name());
     } else if (op instanceof Operation.ReleaseLease o) {
@@ -70,6 +47,23 @@ public final class Authorizer {
     }
     // WaitMany (its entries were checked when added), Cancel, CloseSession, EndSession
     return null;
+  }
+
+  /** The permission an operation on one semaphore needs (docs/security.md#permissions). */
+  static Permission needed(Operation op) {
+    if (op instanceof Operation.Create
+        || op instanceof Operation.Delete
+        || op instanceof Operation.SetValue) {
+      return Permission.ADMIN;
+    } else if (op instanceof Operation.Increment
+        || op instanceof Operation.Release
+        || op instanceof Operation.ReleaseSlot) {
+      return Permission.RELEASE;
+    } else if (op instanceof Operation.AwaitZero) {
+      return Permission.READ;
+    }
+    // Decrement, Acquire, AcquireLease, AddToWaitMany, RemoveFromWaitMany: they take
+    return Permission.ACQUIRE;
   }
 
   /**
@@ -100,6 +94,22 @@ public final class Authorizer {
       return null;
     }
     return "permission 'cluster' is needed to " + what + "; " + principal + " does not have it";
+  }
+
+  /**
+   * Null when {@code principal} may see every semaphore's name, as {@code /metrics} shows them:
+   * {@code read} on the empty prefix, or {@code cluster}; otherwise the PERMISSION_DENIED message.
+   */
+  public static @Nullable String denyEveryName(Access access, Principal principal, String what) {
+    if (access.allows(principal, Permission.READ, Name.of("")) || access.allowsCluster(principal)) {
+      return null;
+    }
+    return "permission 'read' on every name (a rule with the prefix \"\") or 'cluster' is needed"
+        + " to "
+        + what
+        + ", which shows every semaphore's name; "
+        + principal
+        + " has neither";
   }
 
   private static @Nullable String leaseCheck(
