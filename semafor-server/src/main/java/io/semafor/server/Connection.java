@@ -17,6 +17,7 @@ import io.semafor.core.ErrorCode;
 import io.semafor.core.Operation;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
+import io.semafor.core.Result;
 import io.semafor.core.Secret;
 import io.semafor.core.SessionOwner;
 import io.semafor.protocol.Frames;
@@ -628,19 +629,36 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   /**
-   * Called for every frame about to go to this connection (by the {@link Outbox}): the answer to an
-   * audited request writes its outcome to the audit log. Cheap when nothing is audited.
+   * Called on the applying thread with the reply to every request this connection submitted,
+   * wherever the reply goes (its session may have been resumed on another connection since): the
+   * reply to an audited request writes its outcome to the audit log, with the principal and address
+   * that asked. Cheap when nothing is audited.
    */
-  void sending(ServerFrame frame) {
-    if (audited.isEmpty() || !frame.hasResponse()) {
+  void answered(Reply reply) {
+    if (audited.isEmpty()) {
       return;
     }
-    String action = audited.remove(frame.getResponse().getId());
+    String action = audited.remove(reply.requestId());
     if (action != null) {
-      Response r = frame.getResponse();
       String outcome =
-          r.hasFailure() ? r.getFailure().getCode() + ": " + r.getFailure().getMessage() : "ok";
+          reply.result() instanceof Result.Failure f ? f.code() + ": " + f.message() : "ok";
       Audit.record(action, whoOrAnonymous(), address(), outcome);
+    }
+  }
+
+  /**
+   * A request this connection submitted will not be answered here: this node stopped leading before
+   * it was applied. An audited one is logged with its outcome unknown — the new leader's log
+   * decides whether it happened, and the client sends it again there under the same id.
+   */
+  void unanswered(long requestId) {
+    String action = audited.remove(requestId);
+    if (action != null) {
+      Audit.record(
+          action,
+          whoOrAnonymous(),
+          address(),
+          "UNKNOWN: NOT_LEADER before the answer; the leader's log decides, the client retries there");
     }
   }
 

@@ -69,6 +69,9 @@ final class Edge implements ApplyListener {
       continuing.set(false); // the leader continues: it proposes one when it takes over
     }
     if (context instanceof Connection connection) {
+      if (command instanceof Command.Request request) {
+        connection.unanswered(request.requestId());
+      }
       // the client reconnects to the leader and sends the request again under its id
       connection.notLeader(leaderHint);
     }
@@ -170,8 +173,14 @@ final class Edge implements ApplyListener {
     }
   }
 
-  /** Sends a request's reply where its session is attached now, else back where it came from. */
+  /**
+   * Sends a request's reply where its session is attached now, else back where it came from; the
+   * connection that asked sees the reply too, for its audit log, wherever it goes.
+   */
   private void route(Reply reply, @Nullable Connection asker, long logTime) {
+    if (asker != null) {
+      asker.answered(reply);
+    }
     Connection connection = sessions.connection(reply.sessionId());
     if (connection == null) {
       connection = asker;

@@ -26,7 +26,6 @@ final class Outbox {
 
   /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
   void add(Connection connection, ServerFrame frame) {
-    connection.sending(frame);
     Channel channel = connection.channel();
     if (channel != null) {
       channels.add(channel);
