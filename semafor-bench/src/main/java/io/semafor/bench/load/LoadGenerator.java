@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
- *     [--server host:port] [--tls-ca CA.pem] [--server-jar semafor-server/target/semafor-server.jar] \
+ *     [--server host:port] [--tls-ca CA.pem] [--token-file FILE] [--server-jar semafor-server/target/semafor-server.jar] \
  *     [--workloads echo,W1,W2,W3,echo-idle] [--clients 1,16,64] [--duration 10s] [--warmup 3s] \
  *     [--rounds N] [--json]
  * </pre>
@@ -54,6 +54,9 @@ public final class LoadGenerator {
                 io.semafor.client.TlsConfig.builder()
                     .trustedCa(java.nio.file.Path.of(args[++i]))
                     .build());
+        case "--token-file" ->
+            Workloads.token(
+                java.nio.file.Files.readString(java.nio.file.Path.of(args[++i])).strip());
         case "--workloads" -> workloads = Arrays.asList(args[++i].split(",", -1));
         case "--clients" ->
             clients = Arrays.stream(args[++i].split(",", -1)).map(Integer::valueOf).toList();

@@ -256,13 +256,22 @@ final class Workloads {
     tls = config;
   }
 
+  /** The bearer token every later client connection sends; empty (the default) for none. */
+  private static volatile String token = "";
+
+  /** Makes every later client connection authenticate with {@code value} (--token-file). */
+  static void token(String value) {
+    token = value;
+  }
+
   private static synchronized SemaforClient connect(
       String server, List<SemaforClient> connections) {
     SemaforClient.Builder builder =
         SemaforClient.builder()
             .addresses(server)
             .clientName("load")
-            .sessionTtl(Duration.ofSeconds(30));
+            .sessionTtl(Duration.ofSeconds(30))
+            .token(token);
     io.semafor.client.TlsConfig config = tls;
     if (config != null) {
       builder.tls(config);
