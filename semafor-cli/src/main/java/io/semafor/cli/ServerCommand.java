@@ -89,7 +89,9 @@ final class ServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     Logging.configure(options.logFormat());
-    if (nodeId == null && peers == null && dataDir == null && !join) {
+    boolean single = nodeId == null && peers == null && dataDir == null && !join;
+    options.checkPeerOptions(!single);
+    if (single) {
       ServerConfig config = options.config(options.host(), options.port());
       if (restore == null) {
         Main.run(config);
@@ -150,14 +152,47 @@ final class ServerCommand implements Callable<Integer> {
     return new PeerTls(cert, key, ca, options.tlsPeerNames());
   }
 
-  /** Whether two CA files hold a certificate in common (the same file, a copy, or a bundle). */
+  /**
+   * Whether a certificate of one CA file would pass for one of the other's: the same CA (its
+   * subject and key, so a re-issued copy counts), or a CA of one file issued by a CA of the other
+   * (a hierarchy: a client presenting its chain through that intermediate would pass as a member).
+   */
   private static boolean shareACertificate(Path a, Path b) {
     try {
-      java.util.List<java.security.cert.X509Certificate> theirs =
+      java.util.List<java.security.cert.X509Certificate> first =
+          io.semafor.protocol.tls.PemFiles.certificates(a);
+      java.util.List<java.security.cert.X509Certificate> second =
           io.semafor.protocol.tls.PemFiles.certificates(b);
-      return io.semafor.protocol.tls.PemFiles.certificates(a).stream().anyMatch(theirs::contains);
+      for (java.security.cert.X509Certificate x : first) {
+        for (java.security.cert.X509Certificate y : second) {
+          if (sameCa(x, y) || issued(x, y) || issued(y, x)) {
+            return true;
+          }
+        }
+      }
+      return false;
     } catch (IllegalArgumentException e) {
       return false; // an unreadable client CA is reported by its own check
+    }
+  }
+
+  private static boolean sameCa(
+      java.security.cert.X509Certificate x, java.security.cert.X509Certificate y) {
+    return x.getSubjectX500Principal().equals(y.getSubjectX500Principal())
+        && x.getPublicKey().equals(y.getPublicKey());
+  }
+
+  /** Whether {@code issuer} signed {@code cert}. */
+  private static boolean issued(
+      java.security.cert.X509Certificate issuer, java.security.cert.X509Certificate cert) {
+    if (!cert.getIssuerX500Principal().equals(issuer.getSubjectX500Principal())) {
+      return false;
+    }
+    try {
+      cert.verify(issuer.getPublicKey());
+      return true;
+    } catch (java.security.GeneralSecurityException e) {
+      return false;
     }
   }
 

@@ -206,4 +206,35 @@ class TlsCliTest {
         .contains("--tls-peer-names: 'n1,,n3' has an empty name")
         .doesNotContain("\tat ");
   }
+
+  @Test
+  void peerOptionsOnASingleNodeAreAServerUsageError() throws Exception {
+    CliProcess.Finished f =
+        CliProcess.runRaw("server", "--admin-port", "-1", "--tls-peer-names", "n1,n2");
+    assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.err())
+        .contains("--tls-peer-names: only a cluster node (--node-id, --peers) has peers to check")
+        .doesNotContain("\tat ");
+  }
+
+  @Test
+  void peerNamesWithoutTlsAreAServerUsageError() throws Exception {
+    CliProcess.Finished f =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--admin-port",
+            "-1",
+            "--tls-peer-names",
+            "n1");
+    assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(f.err())
+        .contains("--tls-peer-names: needs --tls-cert and --tls-key")
+        .doesNotContain("\tat ");
+  }
 }

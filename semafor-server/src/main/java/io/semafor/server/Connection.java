@@ -563,11 +563,20 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               .build());
       return;
     }
+    // before the submit: a local replicator may apply (and answer) on this very thread
     if (WireAudit.audited(op)) {
       audited.put(request.getId(), WireAudit.describe(op));
     }
-    replicator.submit(
-        new Command.Request(sessionId, request.getId(), request.getAcksList(), op), this);
+    try {
+      replicator.submit(
+          new Command.Request(sessionId, request.getId(), request.getAcksList(), op), this);
+    } catch (RuntimeException e) {
+      String action = audited.remove(request.getId());
+      if (action != null) {
+        Audit.record(action, whoOrAnonymous(), address(), "UNAVAILABLE: not submitted: " + e);
+      }
+      throw e;
+    }
   }
 
   /**

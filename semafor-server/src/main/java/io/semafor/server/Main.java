@@ -62,6 +62,7 @@ public final class Main implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     Logging.configure(options.logFormat());
+    options.checkPeerOptions(false);
     run(options.config(options.host(), options.port()));
     return 0;
   }

@@ -6,9 +6,9 @@ import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
@@ -20,14 +20,16 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * Trusts a peer's certificate when {@code delegate} does (the chain leads to a trusted CA, and, as
  * a TLS client, the host name matches) <em>and</em> the leaf certificate names one of {@code
  * names}: its subject's CN, or a DNS name among its subject alternative names (compared without
- * regard to ASCII case, as DNS does). A CA's signature says a certificate is genuine; this says it
- * was issued to one of the parties allowed here — the check etcd makes with {@code
- * --peer-cert-allowed-cn}. Immutable and thread-safe; both directions (the side that accepts a
- * connection and the side that makes it) are checked alike.
+ * regard to ASCII case, as DNS does; no other letters are folded). A CA's signature says a
+ * certificate is genuine; this says it was issued to one of the parties allowed here — the check
+ * etcd makes with {@code --peer-cert-allowed-cn}. Immutable and thread-safe; both directions (the
+ * side that accepts a connection and the side that makes it) are checked alike.
  */
 public final class NamedPeerTrustManager extends X509ExtendedTrustManager {
   private final X509ExtendedTrustManager delegate;
-  private final Set<String> names;
+
+  /** The allowed names, folded and sorted (so the refusal lists them in a stable order). */
+  private final SortedSet<String> names;
 
   /**
    * @param delegate the chain check (the JDK's PKIX trust manager over the peers' CA)
@@ -39,11 +41,11 @@ public final class NamedPeerTrustManager extends X509ExtendedTrustManager {
       throw new IllegalArgumentException("no names: every peer would be refused");
     }
     this.delegate = delegate;
-    Set<String> lower = new TreeSet<>();
+    SortedSet<String> lower = new TreeSet<>();
     for (String n : names) {
-      lower.add(n.toLowerCase(Locale.ROOT));
+      lower.add(asciiLower(n));
     }
-    this.names = Set.copyOf(lower);
+    this.names = Collections.unmodifiableSortedSet(lower);
   }
 
   /**
@@ -79,13 +81,27 @@ public final class NamedPeerTrustManager extends X509ExtendedTrustManager {
     return out;
   }
 
+  /**
+   * {@code s} with A–Z folded to a–z and nothing else: DNS compares names without regard to ASCII
+   * case only. {@link String#toLowerCase} would fold other letters too (U+212A KELVIN SIGN to
+   * {@code k}), letting a certificate whose CN its requester chose pass for an allowed name.
+   */
+  static String asciiLower(String s) {
+    StringBuilder out = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      out.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
+    }
+    return out.toString();
+  }
+
   private void checkNamed(X509Certificate[] chain) throws CertificateException {
     if (chain.length == 0) {
       throw new CertificateException("no certificate");
     }
     List<String> carried = namesOf(chain[0]);
     for (String n : carried) {
-      if (names.contains(n.toLowerCase(Locale.ROOT))) {
+      if (names.contains(asciiLower(n))) {
         return;
       }
     }

@@ -423,6 +423,30 @@ public final class ServerOptions {
     return List.copyOf(names);
   }
 
+  /**
+   * Refuses the options of TLS between Raft peers where there are no peers (a single node), or no
+   * TLS for them to configure: silently ignored, they would let an operator believe the members
+   * were checked.
+   *
+   * @param cluster whether this server is a cluster node
+   * @throws CommandLine.ParameterException naming the option, if one is given where it means
+   *     nothing
+   */
+  public void checkPeerOptions(boolean cluster) {
+    String given =
+        tlsPeerNames != null ? "--tls-peer-names" : tlsPeerCa != null ? "--tls-peer-ca" : null;
+    if (given == null) {
+      return;
+    }
+    if (!cluster) {
+      throw usage(given + ": only a cluster node (--node-id, --peers) has peers to check");
+    }
+    if (tlsCert == null) {
+      throw usage(
+          given + ": needs --tls-cert and --tls-key: without them the peers speak plaintext");
+    }
+  }
+
   /** The CA file client certificates must lead to ({@code --tls-client-ca}); null if not given. */
   public @Nullable Path tlsClientCa() {
     return tlsClientCa;

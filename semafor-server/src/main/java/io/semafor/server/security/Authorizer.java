@@ -49,7 +49,13 @@ public final class Authorizer {
     return null;
   }
 
-  /** The permission an operation on one semaphore needs (docs/security.md#permissions). */
+  /**
+   * The permission an operation on one semaphore needs (docs/security.md#permissions). Every kind
+   * is named: a kind added later without a line here is refused loudly, not quietly given the
+   * weakest permission.
+   *
+   * @throws IllegalArgumentException for a kind this method does not know
+   */
   static Permission needed(Operation op) {
     if (op instanceof Operation.Create
         || op instanceof Operation.Delete
@@ -61,9 +67,14 @@ public final class Authorizer {
       return Permission.RELEASE;
     } else if (op instanceof Operation.AwaitZero) {
       return Permission.READ;
+    } else if (op instanceof Operation.Decrement
+        || op instanceof Operation.Acquire
+        || op instanceof Operation.AcquireLease
+        || op instanceof Operation.AddToWaitMany
+        || op instanceof Operation.RemoveFromWaitMany) {
+      return Permission.ACQUIRE;
     }
-    // Decrement, Acquire, AcquireLease, AddToWaitMany, RemoveFromWaitMany: they take
-    return Permission.ACQUIRE;
+    throw new IllegalArgumentException("no permission is defined for " + op);
   }
 
   /**

@@ -50,6 +50,14 @@ class NamedPeerTrustManagerTest {
   }
 
   @Test
+  void onlyAsciiLettersAreFoldedSoAKelvinSignIsNotAK() throws Exception {
+    NamedPeerTrustManager check = new NamedPeerTrustManager(chainCheck, List.of("kafka-peer"));
+    X509Certificate[] lookalike = chainOf(pki.issue("\u212Aafka-peer"));
+    assertThatThrownBy(() -> check.checkClientTrusted(lookalike, "UNKNOWN"))
+        .isInstanceOf(CertificateException.class);
+  }
+
+  @Test
   void aPeerFromTheRightCaNamingNoAllowedNameIsRefusedWithWhatItNames() throws Exception {
     NamedPeerTrustManager check = new NamedPeerTrustManager(chainCheck, List.of("n1", "n2"));
     X509Certificate[] intruder = chainOf(pki.issue("intruder"));
