@@ -1,0 +1,107 @@
+package io.semafor.it.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.semafor.client.SemaforClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The harness's own ground: three node JVMs, each in its own network namespace behind the harness's
+ * bridge, form a cluster that a client reaches over the test subnet; cutting the leader off with
+ * iptables makes the others elect a new one, and healing lets the old one rejoin.
+ */
+class NetworkedClusterTest {
+  @TempDir Path dir = Path.of("set-by-junit");
+
+  private TestNetwork network;
+  private final List<FaultNode> nodes = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    String unavailable = TestNetwork.unavailableBecause();
+    Assumptions.assumeTrue(
+        unavailable == null || "true".equals(System.getenv("CI")), String.valueOf(unavailable));
+    network = TestNetwork.create();
+    List<String> peers = new ArrayList<>();
+    List<TestNetwork.Host> hosts = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      TestNetwork.Host h = network.addHost("n" + i);
+      hosts.add(h);
+      peers.add(FaultNode.peerEntry("n" + i, h));
+    }
+    for (int i = 1; i <= 3; i++) {
+      FaultNode n =
+          new FaultNode("n" + i, hosts.get(i - 1), String.join(",", peers), dir.resolve("n" + i));
+      nodes.add(n);
+      n.start();
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    for (FaultNode n : nodes) {
+      n.close();
+    }
+    if (network != null) {
+      network.close();
+    }
+  }
+
+  private FaultNode leader() {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> nodes.stream().filter(FaultNode::saysItLeads).findFirst().orElse(null),
+            java.util.Objects::nonNull);
+  }
+
+  @Test
+  void aClientOnTheTestSubnetUsesAClusterOfNamespacedNodes() {
+    leader();
+    String addresses =
+        nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
+    try (SemaforClient c =
+        SemaforClient.builder()
+            .addresses(addresses)
+            .giveUpAfter(Duration.ofSeconds(30))
+            .connect()) {
+      c.create("printers", 2);
+      assertThat(c.semaphore("printers").value()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anIsolatedLeaderIsReplacedAndRejoinsWhenHealed() {
+    FaultNode old = leader();
+    List<TestNetwork.Host> others =
+        nodes.stream().filter(n -> n != old).map(FaultNode::host).toList();
+    network.partition(List.of(old.host()), others);
+
+    FaultNode replacement =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    nodes.stream()
+                        .filter(n -> n != old && n.saysItLeads())
+                        .findFirst()
+                        .orElse(null),
+                java.util.Objects::nonNull);
+    assertThat(replacement).isNotSameAs(old);
+
+    network.heal();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> nodes.stream().filter(FaultNode::saysItLeads).count() == 1);
+  }
+}
