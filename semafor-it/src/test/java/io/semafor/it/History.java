@@ -20,12 +20,16 @@ import java.util.concurrent.TimeUnit;
  * recorder that released at once would leave that interval a few nanoseconds long, so no two holds
  * would ever certainly overlap, whatever the server granted.
  */
-final class History {
+public final class History {
   /** The hold the history tests use unless told otherwise: {@code -Dhistory.holdMillis=N}. */
   static final Duration DEFAULT_HOLD = Duration.ofMillis(Long.getLong("history.holdMillis", 2));
 
-  /** One acquisition of {@code amount} permits, as its client saw it. */
-  record Hold(
+  /**
+   * One acquisition of {@code amount} permits, as its client saw it. Public so that histories
+   * recorded by other processes ({@code io.semafor.it.faults.FaultChecks#holdsOf}) can be checked
+   * by {@link HistoryChecker} too.
+   */
+  public record Hold(
       int client,
       long amount,
       long acquireInvoked,

@@ -20,13 +20,14 @@ import java.util.List;
  *       because grants carry it).
  * </ul>
  *
- * Each check returns the violations it found, empty if none, so a failing test shows them.
+ * Each check returns the violations it found, empty if none, so a failing test shows them. Public
+ * so that multi-process histories ({@code io.semafor.it.faults}) are held to the same checks.
  */
-final class HistoryChecker {
+public final class HistoryChecker {
   private HistoryChecker() {}
 
   /** Instants at which certainly-held permits exceeded {@code capacity}. */
-  static List<String> overCapacity(List<History.Hold> holds, long capacity) {
+  public static List<String> overCapacity(List<History.Hold> holds, long capacity) {
     record Edge(long at, long delta) {}
     List<Edge> edges = new ArrayList<>();
     for (History.Hold h : holds) {
@@ -50,12 +51,12 @@ final class HistoryChecker {
   }
 
   /** Pairs where an acquisition that came after another in real time has a token not larger. */
-  static List<String> tokensOutOfOrder(List<History.Hold> holds) {
+  public static List<String> tokensOutOfOrder(List<History.Hold> holds) {
     return realTimeOrderViolations(holds, History.Hold::token, "token");
   }
 
   /** Pairs where an acquisition that came after another in real time arrived earlier. */
-  static List<String> sequencesOutOfOrder(List<History.Hold> holds) {
+  public static List<String> sequencesOutOfOrder(List<History.Hold> holds) {
     return realTimeOrderViolations(holds, History.Hold::sequence, "sequence");
   }
 
