@@ -1,0 +1,81 @@
+package io.semafor.it.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault campaign: {@code faults.runs} runs of {@code faults.seconds} seconds each on a {@code
+ * faults.nodes}-node cluster, every fault kind mixed at random, each run's history checked. The
+ * default build runs the smoke (semafor-it/pom.xml); {@code mvn -Pfaults} the long campaign
+ * (docs/reliability.md). Writes the table of what it found to {@code
+ * target/faults/summary-Nnodes.md} and fails listing every violation.
+ */
+class FaultCampaignTest {
+  private static final int RUNS = Integer.getInteger("faults.runs", 6);
+  private static final int SECONDS = Integer.getInteger("faults.seconds", 30);
+  private static final int NODES = Integer.getInteger("faults.nodes", 3);
+  private static final long SEED = Long.getLong("faults.seed", System.currentTimeMillis());
+
+  @Test
+  void mixedFaultsBreakNoPromise() throws Exception {
+    String unavailable = TestNetwork.unavailableBecause();
+    Assumptions.assumeTrue(
+        unavailable == null || "true".equals(System.getenv("CI")), String.valueOf(unavailable));
+    Path dir = Path.of("target", "faults", NODES + "nodes");
+    List<FaultRun.Outcome> outcomes = new ArrayList<>();
+    Map<String, List<String>> failures = new LinkedHashMap<>();
+    for (int run = 1; run <= RUNS; run++) {
+      long seed = SEED + run;
+      FaultRun.Settings s =
+          new FaultRun.Settings(
+              NODES,
+              3,
+              Duration.ofSeconds(SECONDS),
+              Duration.ofSeconds(4),
+              Duration.ofSeconds(2),
+              List.of(Fault.values()),
+              seed,
+              Duration.ofMillis(50),
+              dir.resolve("run-" + run));
+      FaultRun.Outcome o = FaultRun.run(s);
+      outcomes.add(o);
+      System.out.printf(
+          "fault run %d/%d seed %d: %d operations, faults %s, %s%n",
+          run,
+          RUNS,
+          seed,
+          o.totalOperations(),
+          o.applied(),
+          o.passed() ? "passed" : o.violations());
+      if (!o.passed()) {
+        failures.put("run " + run + " (seed " + seed + ")", flatten(o));
+      }
+    }
+    String table = FaultReport.table(outcomes);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("summary.md"), table);
+    System.out.println(table);
+    assertThat(failures).as("violations by run (logs under %s)", dir).isEmpty();
+  }
+
+  private static List<String> flatten(FaultRun.Outcome o) {
+    List<String> out = new ArrayList<>();
+    o.violations()
+        .forEach(
+            (check, found) -> {
+              if (!check.startsWith("undecided")) {
+                found.stream().limit(5).forEach(v -> out.add(check + ": " + v));
+              }
+            });
+    return out;
+  }
+}

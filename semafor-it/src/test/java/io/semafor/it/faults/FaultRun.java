@@ -1,0 +1,346 @@
+package io.semafor.it.faults;
+
+import io.semafor.client.SemaforClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * One run of the fault harness: a cluster of separate node JVMs and a few client processes, each in
+ * its own network namespace; the clients work for {@link Settings#length} while faults come and go;
+ * then every fault is undone, the clients end their sessions, and the histories they recorded are
+ * checked ({@link #check}). Everything started is stopped by PID and the network torn down, also
+ * when the run fails.
+ */
+final class FaultRun {
+  /** The pools the clients take owned permits of, and their capacity. */
+  static final List<String> POOLS = List.of("pool-a", "pool-b");
+
+  static final long CAPACITY = 2;
+
+  /** The semaphore the clients increment (from 0), to count increments exactly. */
+  static final String COUNTER = "counter";
+
+  /**
+   * What a run does.
+   *
+   * @param nodes cluster size (3 or 5)
+   * @param clients client processes
+   * @param length how long the clients work
+   * @param faultFor how long each fault lasts
+   * @param quietFor the pause between faults
+   * @param faults the kinds to choose from at random
+   * @param seed the random choices' seed
+   * @param hold how long a client holds each permit
+   * @param dir where logs, data and op logs go
+   */
+  record Settings(
+      int nodes,
+      int clients,
+      Duration length,
+      Duration faultFor,
+      Duration quietFor,
+      List<Fault> faults,
+      long seed,
+      Duration hold,
+      Path dir) {}
+
+  /** A fault as applied: its kind, what it did, and the failover it caused (ms; -1 if none). */
+  record Applied(Fault fault, String what, long failoverMillis) {}
+
+  /**
+   * What a run found.
+   *
+   * @param operations operations the clients recorded, by kind and outcome
+   * @param applied the faults, in order
+   * @param violations by check, empty lists for checks that passed
+   */
+  record Outcome(
+      Settings settings,
+      Map<String, Integer> operations,
+      List<Applied> applied,
+      Map<String, List<String>> violations) {
+    boolean passed() {
+      return violations.entrySet().stream()
+          .allMatch(e -> e.getKey().startsWith("undecided") || e.getValue().isEmpty());
+    }
+
+    int totalOperations() {
+      return operations.values().stream().mapToInt(Integer::intValue).sum();
+    }
+  }
+
+  private FaultRun() {}
+
+  /** Runs {@code s} and checks what the clients saw. */
+  static Outcome run(Settings s) throws Exception {
+    Files.createDirectories(s.dir());
+    Random random = new Random(s.seed());
+    List<FaultNode> nodes = new ArrayList<>();
+    List<Process> workers = new ArrayList<>();
+    try (TestNetwork network = TestNetwork.create()) {
+      List<String> peers = new ArrayList<>();
+      List<TestNetwork.Host> nodeHosts = new ArrayList<>();
+      for (int i = 1; i <= s.nodes(); i++) {
+        TestNetwork.Host h = network.addHost("n" + i);
+        nodeHosts.add(h);
+        peers.add(FaultNode.peerEntry("n" + i, h));
+      }
+      for (int i = 1; i <= s.nodes(); i++) {
+        nodes.add(
+            new FaultNode(
+                "n" + i, nodeHosts.get(i - 1), String.join(",", peers), s.dir().resolve("n" + i)));
+      }
+      try {
+        for (FaultNode n : nodes) {
+          n.start();
+        }
+        awaitLeader(nodes, Duration.ofSeconds(60));
+        String addresses =
+            nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
+        setUp(addresses);
+        List<Path> logs = new ArrayList<>();
+        for (int c = 1; c <= s.clients(); c++) {
+          TestNetwork.Host h = network.addHost("c" + c);
+          Path log = s.dir().resolve("client-" + c + ".ops");
+          logs.add(log);
+          workers.add(startWorker(h, c, addresses, log, s, random.nextLong()));
+        }
+        List<Applied> applied = nemesis(network, nodes, s, random);
+        awaitWorkers(workers, s.dir(), Duration.ofSeconds(90));
+        Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60));
+        List<Op> ops = OpLog.read(logs.toArray(Path[]::new));
+        return new Outcome(s, countByKind(ops), applied, check(ops, finals));
+      } finally {
+        for (Process w : workers) {
+          w.destroyForcibly();
+          w.waitFor(10, TimeUnit.SECONDS);
+        }
+        for (FaultNode n : nodes) {
+          n.close();
+        }
+      }
+    }
+  }
+
+  private static void awaitLeader(List<FaultNode> nodes, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (FaultNode n : nodes) {
+        if (n.saysItLeads()) {
+          return;
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no leader within " + within);
+  }
+
+  private static SemaforClient admin(String addresses) {
+    return SemaforClient.builder()
+        .addresses(addresses)
+        .clientName("fault-harness")
+        .connectTimeout(Duration.ofSeconds(2))
+        .giveUpAfter(Duration.ofSeconds(60))
+        .connect();
+  }
+
+  private static void setUp(String addresses) {
+    try (SemaforClient c = admin(addresses)) {
+      for (String pool : POOLS) {
+        c.create(pool, CAPACITY);
+      }
+      c.create(COUNTER, 0);
+    }
+  }
+
+  private static Process startWorker(
+      TestNetwork.Host host, int client, String addresses, Path log, Settings s, long seed)
+      throws IOException {
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(TestNetwork.in(host));
+    command.addAll(
+        List.of(
+            java,
+            "-Xmx128m",
+            "-XX:+UseSerialGC",
+            "-cp",
+            classpath,
+            FaultWorker.class.getName(),
+            Integer.toString(client),
+            addresses,
+            log.toString(),
+            Long.toString(s.length().toMillis()),
+            Long.toString(s.hold().toMillis()),
+            String.join(",", POOLS),
+            COUNTER,
+            Long.toString(seed)));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(s.dir().resolve("client-" + client + ".log").toFile())
+        .start();
+  }
+
+  /** Faults, one after another with quiet between, until the run's length is over; then healed. */
+  private static List<Applied> nemesis(
+      TestNetwork network, List<FaultNode> nodes, Settings s, Random random) throws Exception {
+    List<Applied> applied = new ArrayList<>();
+    long end = System.nanoTime() + s.length().toNanos();
+    while (System.nanoTime() + s.quietFor().toNanos() + s.faultFor().toNanos() <= end) {
+      Thread.sleep(s.quietFor().toMillis());
+      Fault fault = s.faults().get(random.nextInt(s.faults().size()));
+      FaultNode before = Fault.leaderOrAny(nodes, random);
+      StringBuilder said = new StringBuilder();
+      long start = System.nanoTime();
+      Fault.Undo undo = fault.apply(network, nodes, random, said);
+      long failover = -1;
+      try {
+        long faultEnd = start + s.faultFor().toNanos();
+        if (fault.losesLeader) {
+          failover = awaitNewLeader(nodes, before, faultEnd);
+        }
+        TimeUnit.NANOSECONDS.sleep(Math.max(0, faultEnd - System.nanoTime()));
+      } finally {
+        undo.undo();
+      }
+      applied.add(new Applied(fault, said.toString(), failover));
+    }
+    network.heal();
+    for (FaultNode n : nodes) {
+      n.resume();
+      if (!n.isRunning()) {
+        n.start();
+      }
+    }
+    return applied;
+  }
+
+  /** Milliseconds until a node other than {@code old} says it leads; -1 if none before the end. */
+  private static long awaitNewLeader(List<FaultNode> nodes, FaultNode old, long endNanos)
+      throws InterruptedException {
+    long start = System.nanoTime();
+    while (System.nanoTime() < endNanos) {
+      for (FaultNode n : nodes) {
+        if (n != old && n.isRunning() && n.saysItLeads()) {
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        }
+      }
+      Thread.sleep(20);
+    }
+    return -1;
+  }
+
+  private static void awaitWorkers(List<Process> workers, Path dir, Duration past)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + past.toNanos();
+    for (int i = 0; i < workers.size(); i++) {
+      Process w = workers.get(i);
+      if (!w.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        throw new AssertionError(
+            "client "
+                + (i + 1)
+                + " did not finish; see "
+                + dir.resolve("client-" + (i + 1) + ".log"));
+      }
+    }
+  }
+
+  /**
+   * The pools' and the counter's values once every client's session has ended: polled until the
+   * pools are back to capacity or {@code within} passes (a session whose client could not close it
+   * ends by its TTL), then read as they are.
+   */
+  private static Map<String, Long> quiescentValues(String addresses, Duration within)
+      throws InterruptedException {
+    try (SemaforClient c = admin(addresses)) {
+      long deadline = System.nanoTime() + within.toNanos();
+      Map<String, Long> values = new LinkedHashMap<>();
+      while (true) {
+        values.clear();
+        for (String pool : POOLS) {
+          values.put(pool, c.semaphore(pool).value());
+        }
+        values.put(COUNTER, c.semaphore(COUNTER).value());
+        boolean back = POOLS.stream().allMatch(p -> values.getOrDefault(p, -1L) == CAPACITY);
+        if (back || System.nanoTime() > deadline) {
+          return values;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static Map<String, Integer> countByKind(List<Op> ops) {
+    Map<String, Integer> counts = new java.util.TreeMap<>();
+    for (Op op : ops) {
+      counts.merge(op.kind() + " " + op.outcome(), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  /** Every check of the history, by name: the violations each found. */
+  static Map<String, List<String>> check(List<Op> ops, Map<String, Long> finals) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    List<String> over = new ArrayList<>();
+    List<String> tokens = new ArrayList<>();
+    List<String> fifo = new ArrayList<>();
+    for (String pool : POOLS) {
+      List<Op> onPool = ops.stream().filter(o -> o.semaphore().equals(pool)).toList();
+      var holds = FaultChecks.holdsOf(onPool);
+      over.addAll(io.semafor.it.HistoryChecker.overCapacity(holds, CAPACITY));
+      tokens.addAll(io.semafor.it.HistoryChecker.tokensOutOfOrder(holds));
+      fifo.addAll(io.semafor.it.HistoryChecker.sequencesOutOfOrder(holds));
+    }
+    out.put("over-grant", over);
+    out.put("fencing tokens", tokens);
+    out.put("FIFO", fifo);
+    out.put("release of unheld permits", FaultChecks.releasesOfUnheldPermits(ops));
+    out.put(
+        "increments",
+        FaultChecks.incrementsAccountedFor(ops, COUNTER, 0, finals.getOrDefault(COUNTER, -1L)));
+    Map<String, Long> capacity = new LinkedHashMap<>();
+    Map<String, Long> after = new LinkedHashMap<>();
+    for (String pool : POOLS) {
+      capacity.put(pool, CAPACITY);
+      after.put(pool, finals.getOrDefault(pool, -1L));
+    }
+    out.put("leaked permits", FaultChecks.permitsBackAtQuiescence(capacity, after));
+    Map<String, Long> initial = new LinkedHashMap<>(capacity);
+    List<String> undecided = new ArrayList<>();
+    out.put("linearizable reads", linearizability(ops, initial, undecided));
+    out.put("undecided (not a violation)", undecided);
+    return out;
+  }
+
+  /**
+   * The pools' histories that are not linearizable; one that the bounded search could not decide is
+   * reported as undecided (not a violation, but shown, so that it is not mistaken for a pass).
+   */
+  private static List<String> linearizability(
+      List<Op> ops, Map<String, Long> initial, List<String> undecided) {
+    List<Op> onPools = ops.stream().filter(o -> initial.containsKey(o.semaphore())).toList();
+    List<String> out = new ArrayList<>();
+    new LinearizabilityChecker()
+        .checkAll(onPools, initial)
+        .forEach(
+            (pool, r) -> {
+              if (r.verdict() == LinearizabilityChecker.Verdict.NOT_LINEARIZABLE) {
+                out.add(pool + ": " + r.explanation());
+              } else if (r.verdict() == LinearizabilityChecker.Verdict.UNDECIDED) {
+                undecided.add(pool + ": " + r.explanation());
+              }
+            });
+    return out;
+  }
+}

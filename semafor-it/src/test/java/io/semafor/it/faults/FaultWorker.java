@@ -1,0 +1,132 @@
+package io.semafor.it.faults;
+
+import io.semafor.client.ErrorCode;
+import io.semafor.client.NamedSemaphore;
+import io.semafor.client.Permit;
+import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One client of a fault run, as its own process in its own network namespace: for a while it takes
+ * an owned permit of one of the pool semaphores, holds it, and gives it back; increments the
+ * counter; and reads a pool's value — appending every operation, as it saw it, to its op log. Then
+ * it closes its session (so everything it still held comes back) and prints {@code done}.
+ *
+ * <p>Args: {@code clientId addresses opLog durationMillis holdMillis pools counter seed}, where
+ * {@code pools} is comma-separated. An operation whose answer never came (the client gave up, or
+ * reported the outcome unknown) is recorded {@code UNKNOWN}; one refused for sure {@code FAILED}.
+ */
+public final class FaultWorker {
+  private FaultWorker() {}
+
+  /** How long one acquisition waits before giving up (nothing is taken then). */
+  static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The session's TTL: longer than any fault, so no session should expire during a run. */
+  static final Duration SESSION_TTL = Duration.ofSeconds(30);
+
+  public static void main(String[] args) throws Exception {
+    int client = Integer.parseInt(args[0]);
+    String addresses = args[1];
+    Path log = Path.of(args[2]);
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[3]));
+    long holdNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
+    List<String> pools = List.of(args[5].split(",", -1));
+    String counter = args[6];
+    Random random = new Random(Long.parseLong(args[7]));
+    try (OpLog.Writer out = OpLog.Writer.open(log);
+        SemaforClient c =
+            SemaforClient.builder()
+                .addresses(addresses)
+                .clientName("fault-worker-" + client)
+                .sessionTtl(SESSION_TTL)
+                .connectTimeout(Duration.ofSeconds(2))
+                .giveUpAfter(Duration.ofSeconds(60))
+                .connect()) {
+      while (System.nanoTime() < end) {
+        double roll = random.nextDouble();
+        NamedSemaphore pool = c.semaphore(pools.get(random.nextInt(pools.size())));
+        if (roll < 0.7) {
+          acquireHoldRelease(client, pool, holdNanos, out);
+        } else if (roll < 0.9) {
+          increment(client, c.semaphore(counter), out);
+        } else {
+          read(client, pool, out);
+        }
+      }
+    }
+    System.out.println("done");
+  }
+
+  private static Op.Outcome outcomeOf(SemaforException e) {
+    // UNAVAILABLE: the client gave up without an answer, so the server may have done it
+    return e.code() == ErrorCode.UNAVAILABLE ? Op.Outcome.UNKNOWN : Op.Outcome.FAILED;
+  }
+
+  private static void acquireHoldRelease(
+      int client, NamedSemaphore pool, long holdNanos, OpLog.Writer out)
+      throws InterruptedException, java.io.IOException {
+    long invoked = System.nanoTime();
+    Permit permit;
+    try {
+      permit = pool.tryAcquirePermit(1, ACQUIRE_TIMEOUT);
+    } catch (SemaforException e) {
+      out.append(
+          Op.acquire(client, pool.name(), 1, invoked, System.nanoTime(), outcomeOf(e), -1, -1));
+      return;
+    }
+    long returned = System.nanoTime();
+    if (permit == null) {
+      out.append(Op.acquire(client, pool.name(), 1, invoked, returned, Op.Outcome.FAILED, -1, -1));
+      return;
+    }
+    out.append(
+        Op.acquire(
+            client,
+            pool.name(),
+            1,
+            invoked,
+            returned,
+            Op.Outcome.OK,
+            permit.token(),
+            permit.sequence()));
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
+    long releaseInvoked = System.nanoTime();
+    Op.Outcome outcome = Op.Outcome.OK;
+    try {
+      permit.release();
+    } catch (SemaforException e) {
+      outcome = outcomeOf(e);
+    }
+    out.append(Op.release(client, pool.name(), 1, releaseInvoked, System.nanoTime(), outcome));
+  }
+
+  private static void increment(int client, NamedSemaphore counter, OpLog.Writer out)
+      throws java.io.IOException {
+    long invoked = System.nanoTime();
+    Op.Outcome outcome = Op.Outcome.OK;
+    try {
+      counter.increment(1);
+    } catch (SemaforException e) {
+      outcome = outcomeOf(e);
+    }
+    out.append(Op.increment(client, counter.name(), 1, invoked, System.nanoTime(), outcome));
+  }
+
+  private static void read(int client, NamedSemaphore pool, OpLog.Writer out)
+      throws java.io.IOException {
+    long invoked = System.nanoTime();
+    try {
+      long value = pool.value();
+      out.append(Op.read(client, pool.name(), invoked, System.nanoTime(), Op.Outcome.OK, value));
+    } catch (SemaforException e) {
+      // a read that failed changed nothing: recorded as FAILED whatever the code, so dropped
+      out.append(Op.read(client, pool.name(), invoked, System.nanoTime(), Op.Outcome.FAILED, -1));
+    }
+  }
+}
