@@ -617,7 +617,14 @@ public final class Link implements AutoCloseable {
         return frame.getWelcome();
       }
       if (frame.hasFatal()) {
-        throw new IOException("refused: " + frame.getFatal().getFailure().getMessage());
+        Failure f = frame.getFatal().getFailure();
+        if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
+          // accepted the Hello, then found it does not lead (an election): try again, as for a
+          // Welcome that refuses with NOT_LEADER
+          preferLeader(f.getLeader());
+          throw new NotLeader(f.getMessage());
+        }
+        throw new IOException("refused: " + f.getMessage());
       }
     }
   }
