@@ -38,11 +38,18 @@ enum Fault {
   }
 
   /**
-   * Applies this fault to {@code nodes} (at least one running) on {@code network}; returns how to
-   * undo it and says what it did in {@code said}.
+   * Applies this fault to {@code nodes} on {@code network}; returns how to undo it and says what it
+   * did in {@code said}. The leader's faults strike {@code leader}, or a node at random when none
+   * says it leads (an election under way).
    */
-  Undo apply(TestNetwork network, List<FaultNode> nodes, Random random, StringBuilder said) {
-    FaultNode leader = leaderOrAny(nodes, random);
+  Undo apply(
+      TestNetwork network,
+      List<FaultNode> nodes,
+      @org.jspecify.annotations.Nullable FaultNode currentLeader,
+      Random random,
+      StringBuilder said) {
+    FaultNode leader =
+        currentLeader != null ? currentLeader : nodes.get(random.nextInt(nodes.size()));
     switch (this) {
       case ISOLATE_LEADER -> {
         List<TestNetwork.Host> others = new ArrayList<>();
@@ -107,13 +114,13 @@ enum Fault {
     return String.join(",", out);
   }
 
-  /** The node that says it leads, else one at random (an election may be under way). */
-  static FaultNode leaderOrAny(List<FaultNode> nodes, Random random) {
+  /** The node that says it leads; null if none does (an election may be under way). */
+  static @org.jspecify.annotations.Nullable FaultNode leader(List<FaultNode> nodes) {
     for (FaultNode n : nodes) {
       if (n.isRunning() && n.saysItLeads()) {
         return n;
       }
     }
-    return nodes.get(random.nextInt(nodes.size()));
+    return null;
   }
 }

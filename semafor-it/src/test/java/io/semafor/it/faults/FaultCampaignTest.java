@@ -9,6 +9,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +27,7 @@ class FaultCampaignTest {
   private static final int RUNS = Integer.getInteger("faults.runs", 6);
   private static final int SECONDS = Integer.getInteger("faults.seconds", 30);
   private static final int NODES = Integer.getInteger("faults.nodes", 3);
+  private static final int PARALLEL = Integer.getInteger("faults.parallel", 2);
   private static final long SEED = Long.getLong("faults.seed", System.currentTimeMillis());
 
   @Test
@@ -31,8 +36,11 @@ class FaultCampaignTest {
     Assumptions.assumeTrue(
         unavailable == null || "true".equals(System.getenv("CI")), String.valueOf(unavailable));
     Path dir = Path.of("target", "faults", NODES + "nodes");
-    List<FaultRun.Outcome> outcomes = new ArrayList<>();
-    Map<String, List<String>> failures = new LinkedHashMap<>();
+    // Runs are independent (a network and a cluster each), so a few go at once: the clients and
+    // the checks only compare times one process recorded, so sharing the CPU slows a run without
+    // making its history wrong.
+    ExecutorService pool = Executors.newFixedThreadPool(PARALLEL);
+    List<Future<FaultRun.Outcome>> futures = new ArrayList<>();
     for (int run = 1; run <= RUNS; run++) {
       long seed = SEED + run;
       FaultRun.Settings s =
@@ -46,19 +54,30 @@ class FaultCampaignTest {
               seed,
               Duration.ofMillis(50),
               dir.resolve("run-" + run));
-      FaultRun.Outcome o = FaultRun.run(s);
-      outcomes.add(o);
-      System.out.printf(
-          "fault run %d/%d seed %d: %d operations, faults %s, %s%n",
-          run,
-          RUNS,
-          seed,
-          o.totalOperations(),
-          o.applied(),
-          o.passed() ? "passed" : o.violations());
-      if (!o.passed()) {
-        failures.put("run " + run + " (seed " + seed + ")", flatten(o));
+      futures.add(pool.submit(() -> FaultRun.run(s)));
+    }
+    List<FaultRun.Outcome> outcomes = new ArrayList<>();
+    Map<String, List<String>> failures = new LinkedHashMap<>();
+    try {
+      for (int i = 0; i < futures.size(); i++) {
+        FaultRun.Outcome o = futures.get(i).get(SECONDS + 600L, TimeUnit.SECONDS);
+        outcomes.add(o);
+        long seed = o.settings().seed();
+        System.out.printf(
+            "fault run %d/%d seed %d: %d operations, faults %s, %s%n",
+            i + 1,
+            RUNS,
+            seed,
+            o.totalOperations(),
+            o.applied(),
+            o.passed() ? "passed" : o.violations());
+        if (!o.passed()) {
+          failures.put("run " + (i + 1) + " (seed " + seed + ")", flatten(o));
+        }
       }
+    } finally {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(120, TimeUnit.SECONDS)).as("runs stopped").isTrue();
     }
     String table = FaultReport.table(outcomes);
     Files.createDirectories(dir);

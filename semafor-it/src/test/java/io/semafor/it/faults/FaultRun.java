@@ -115,10 +115,13 @@ final class FaultRun {
           workers.add(startWorker(h, c, addresses, log, s, random.nextLong()));
         }
         List<Applied> applied = nemesis(network, nodes, s, random);
-        awaitWorkers(workers, s.dir(), Duration.ofSeconds(90));
+        List<String> clientsFailed = awaitWorkers(workers, s.dir(), Duration.ofSeconds(90));
         Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60));
         List<Op> ops = OpLog.read(logs.toArray(Path[]::new));
-        return new Outcome(s, countByKind(ops), applied, check(ops, finals));
+        Map<String, List<String>> violations = new LinkedHashMap<>();
+        violations.put("clients that failed", clientsFailed);
+        violations.putAll(check(ops, finals));
+        return new Outcome(s, countByKind(ops), applied, violations);
       } finally {
         for (Process w : workers) {
           w.destroyForcibly();
@@ -149,7 +152,7 @@ final class FaultRun {
     return SemaforClient.builder()
         .addresses(addresses)
         .clientName("fault-harness")
-        .connectTimeout(Duration.ofSeconds(2))
+        .connectTimeout(Duration.ofSeconds(10))
         .giveUpAfter(Duration.ofSeconds(60))
         .connect();
   }
@@ -200,15 +203,15 @@ final class FaultRun {
     while (System.nanoTime() + s.quietFor().toNanos() + s.faultFor().toNanos() <= end) {
       Thread.sleep(s.quietFor().toMillis());
       Fault fault = s.faults().get(random.nextInt(s.faults().size()));
-      FaultNode before = Fault.leaderOrAny(nodes, random);
+      FaultNode leader = Fault.leader(nodes);
       StringBuilder said = new StringBuilder();
       long start = System.nanoTime();
-      Fault.Undo undo = fault.apply(network, nodes, random, said);
+      Fault.Undo undo = fault.apply(network, nodes, leader, random, said);
       long failover = -1;
       try {
         long faultEnd = start + s.faultFor().toNanos();
-        if (fault.losesLeader) {
-          failover = awaitNewLeader(nodes, before, faultEnd);
+        if (fault.losesLeader && leader != null) {
+          failover = awaitNewLeader(nodes, leader, faultEnd);
         }
         TimeUnit.NANOSECONDS.sleep(Math.max(0, faultEnd - System.nanoTime()));
       } finally {
@@ -241,19 +244,25 @@ final class FaultRun {
     return -1;
   }
 
-  private static void awaitWorkers(List<Process> workers, Path dir, Duration past)
+  /**
+   * Waits for the clients to end; returns one line per client that did not end well (it failed, or
+   * is still running {@code past} its run's end), naming its log. A client that gives up is a
+   * finding: the service failed to serve it within its give-up time.
+   */
+  private static List<String> awaitWorkers(List<Process> workers, Path dir, Duration past)
       throws InterruptedException {
+    List<String> failed = new ArrayList<>();
     long deadline = System.nanoTime() + past.toNanos();
     for (int i = 0; i < workers.size(); i++) {
       Process w = workers.get(i);
+      Path log = dir.resolve("client-" + (i + 1) + ".log");
       if (!w.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        throw new AssertionError(
-            "client "
-                + (i + 1)
-                + " did not finish; see "
-                + dir.resolve("client-" + (i + 1) + ".log"));
+        failed.add("client " + (i + 1) + " did not finish within " + past + " (" + log + ")");
+      } else if (w.exitValue() != 0) {
+        failed.add("client " + (i + 1) + " exited with " + w.exitValue() + " (" + log + ")");
       }
     }
+    return failed;
   }
 
   /**

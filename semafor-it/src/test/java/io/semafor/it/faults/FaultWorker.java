@@ -45,7 +45,7 @@ public final class FaultWorker {
                 .addresses(addresses)
                 .clientName("fault-worker-" + client)
                 .sessionTtl(SESSION_TTL)
-                .connectTimeout(Duration.ofSeconds(2))
+                .connectTimeout(Duration.ofSeconds(10))
                 .giveUpAfter(Duration.ofSeconds(60))
                 .connect()) {
       while (System.nanoTime() < end) {

@@ -83,11 +83,16 @@ final class TestNetwork implements AutoCloseable {
    *
    * @throws IllegalStateException if a command fails (its output is in the message)
    */
-  static TestNetwork create() {
+  static synchronized TestNetwork create() {
     removeLeftovers();
     SecureRandom random = new SecureRandom();
     String id = String.format(Locale.ROOT, "%04x", random.nextInt(0x10000));
+    // a subnet no interface of this machine is on yet (another run's bridge, here or elsewhere)
+    String inUse = output("ip", "-o", "-4", "addr", "show");
     int third = 1 + random.nextInt(250);
+    for (int tries = 0; inUse.contains(" 10.77." + third + ".") && tries < 250; tries++) {
+      third = 1 + (third % 250);
+    }
     TestNetwork network = new TestNetwork(id, third);
     network.mark();
     try {
