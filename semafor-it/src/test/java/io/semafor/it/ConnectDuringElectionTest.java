@@ -34,12 +34,22 @@ class ConnectDuringElectionTest {
    * their Hello; later ones are passed through to {@code server}.
    */
   private static final class ElectingNode implements AutoCloseable {
-    private final ServerSocket socket =
-        new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    private final ServerSocket socket;
     private final AtomicInteger refused = new AtomicInteger();
     private final Thread acceptor;
 
+    /** Whether it stops listening with its last refusal (a node going down, to restart). */
+    volatile boolean goesDownAfterRefusing;
+
     ElectingNode(InetSocketAddress server, int refusals) throws IOException {
+      this(server, refusals, 0);
+    }
+
+    /** Listening on {@code port} (0: any free one). */
+    ElectingNode(InetSocketAddress server, int refusals, int port) throws IOException {
+      socket = new ServerSocket();
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port), 50);
       acceptor =
           new Thread(
               () -> {
@@ -47,6 +57,9 @@ class ConnectDuringElectionTest {
                   try {
                     Socket c = socket.accept();
                     if (refused.get() < refusals) {
+                      if (refused.get() + 1 == refusals && goesDownAfterRefusing) {
+                        socket.close(); // down before its answer: the next connect is refused
+                      }
                       refuse(c);
                       refused.incrementAndGet();
                     } else {
@@ -137,4 +150,49 @@ class ConnectDuringElectionTest {
       assertThat(node.refused()).isEqualTo(3);
     }
   }
+
+  @Test
+  @Timeout(30)
+  void aClientThatHeardFromTheClusterKeepsTryingWhileEveryNodeRefusesForAMoment() throws Exception {
+    try (EmbeddedSemafor server = EmbeddedSemafor.start()) {
+      InetSocketAddress leader = server.server().address();
+      // the first Hello is refused with NOT_LEADER and the node goes down: its port refuses
+      // connections for half a second, then it is back, passing through to the leader
+      ElectingNode electing = new ElectingNode(leader, 1);
+      electing.goesDownAfterRefusing = true;
+      int port = electing.address();
+      Thread restart =
+          new Thread(
+              () -> {
+                try {
+                  org.awaitility.Awaitility.await()
+                      .atMost(Duration.ofSeconds(10))
+                      .until(() -> electing.refused() == 1);
+                  Thread.sleep(500);
+                  restarted = new ElectingNode(leader, 0, port);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              "restart");
+      restart.start();
+      try (SemaforClient client =
+          SemaforClient.builder()
+              .addresses("127.0.0.1:" + port)
+              .connectTimeout(Duration.ofSeconds(10))
+              .connect()) {
+        client.create("after-restart", 1);
+        assertThat(client.semaphore("after-restart").value()).isEqualTo(1);
+      } finally {
+        restart.join(10_000);
+        electing.close();
+        ElectingNode r = restarted;
+        if (r != null) {
+          r.close();
+        }
+      }
+    }
+  }
+
+  private volatile @org.jspecify.annotations.Nullable ElectingNode restarted;
 }

@@ -188,8 +188,11 @@ public final class Link implements AutoCloseable {
     Link link = new Link(config);
     SemaforException last = null;
     long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    // Once any member has answered, a cluster is there, electing or restarting: every address
+    // may refuse for a moment (one node down, another starting, the last closing its clients on
+    // losing the lead), so keep trying until the deadline. If none ever answered, fail at once.
+    boolean anyAnswered = false;
     while (true) {
-      boolean anyAnswered = false;
       for (int i = 0; i < config.addresses().size(); i++) {
         try {
           Wire w = link.handshake(link.nextAddress(), 0);
