@@ -21,13 +21,16 @@ final class FaultReport {
     Map<String, Integer> byCheck = new TreeMap<>();
     Map<Fault, int[]> byFault = new TreeMap<>(); // applied, runs, violations in those runs
     List<Long> failovers = new ArrayList<>();
-    int undecided = 0;
+    Map<String, Integer> notes = new TreeMap<>(); // what breaks no promise, by kind
     for (FaultRun.Outcome o : outcomes) {
       operations += o.totalOperations();
       int violations = 0;
       for (Map.Entry<String, List<String>> e : o.violations().entrySet()) {
-        if (e.getKey().startsWith("undecided")) {
-          undecided += e.getValue().size();
+        if (e.getKey().startsWith(FaultRun.NOT_A_VIOLATION)) {
+          notes.merge(
+              e.getKey().substring(FaultRun.NOT_A_VIOLATION.length()),
+              e.getValue().size(),
+              Integer::sum);
         } else {
           byCheck.merge(e.getKey(), e.getValue().size(), Integer::sum);
           violations += e.getValue().size();
@@ -50,10 +53,10 @@ final class FaultReport {
     out.append(
         String.format(
             Locale.ROOT,
-            "%d runs, %d operations recorded, %d histories undecided%n%n",
+            "%d runs, %d operations recorded; not violations: %s%n%n",
             outcomes.size(),
             operations,
-            undecided));
+            notes));
     out.append(
         "| fault | applied | runs with it | violations in those runs |\n|---|---|---|---|\n");
     byFault.forEach(

@@ -29,6 +29,9 @@ final class FaultRun {
   /** The semaphore the clients increment (from 0), to count increments exactly. */
   static final String COUNTER = "counter";
 
+  /** The prefix of what a run reports that breaks no promise (unavailability, undecided checks). */
+  static final String NOT_A_VIOLATION = "(not a violation) ";
+
   /**
    * What a run does.
    *
@@ -70,7 +73,7 @@ final class FaultRun {
       Map<String, List<String>> violations) {
     boolean passed() {
       return violations.entrySet().stream()
-          .allMatch(e -> e.getKey().startsWith("undecided") || e.getValue().isEmpty());
+          .allMatch(e -> e.getKey().startsWith(NOT_A_VIOLATION) || e.getValue().isEmpty());
     }
 
     int totalOperations() {
@@ -115,12 +118,15 @@ final class FaultRun {
           workers.add(startWorker(h, c, addresses, log, s, random.nextLong()));
         }
         List<Applied> applied = nemesis(network, nodes, s, random);
-        List<String> clientsFailed = awaitWorkers(workers, s.dir(), Duration.ofSeconds(90));
+        List<String> unavailable = new ArrayList<>();
+        List<String> clientsFailed =
+            awaitWorkers(workers, s.dir(), Duration.ofSeconds(90), unavailable);
         Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60));
         List<Op> ops = OpLog.read(logs.toArray(Path[]::new));
         Map<String, List<String>> violations = new LinkedHashMap<>();
         violations.put("clients that failed", clientsFailed);
         violations.putAll(check(ops, finals));
+        violations.put(NOT_A_VIOLATION + "never connected", unavailable);
         return new Outcome(s, countByKind(ops), applied, violations);
       } finally {
         for (Process w : workers) {
@@ -249,7 +255,8 @@ final class FaultRun {
    * is still running {@code past} its run's end), naming its log. A client that gives up is a
    * finding: the service failed to serve it within its give-up time.
    */
-  private static List<String> awaitWorkers(List<Process> workers, Path dir, Duration past)
+  private static List<String> awaitWorkers(
+      List<Process> workers, Path dir, Duration past, List<String> unavailable)
       throws InterruptedException {
     List<String> failed = new ArrayList<>();
     long deadline = System.nanoTime() + past.toNanos();
@@ -258,6 +265,8 @@ final class FaultRun {
       Path log = dir.resolve("client-" + (i + 1) + ".log");
       if (!w.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         failed.add("client " + (i + 1) + " did not finish within " + past + " (" + log + ")");
+      } else if (w.exitValue() == FaultWorker.NEVER_CONNECTED) {
+        unavailable.add("client " + (i + 1) + " never connected (" + log + ")");
       } else if (w.exitValue() != 0) {
         failed.add("client " + (i + 1) + " exited with " + w.exitValue() + " (" + log + ")");
       }
@@ -328,7 +337,7 @@ final class FaultRun {
     Map<String, Long> initial = new LinkedHashMap<>(capacity);
     List<String> undecided = new ArrayList<>();
     out.put("linearizable reads", linearizability(ops, initial, undecided));
-    out.put("undecided (not a violation)", undecided);
+    out.put(NOT_A_VIOLATION + "undecided", undecided);
     return out;
   }
 

@@ -39,15 +39,14 @@ public final class FaultWorker {
     List<String> pools = List.of(args[5].split(",", -1));
     String counter = args[6];
     Random random = new Random(Long.parseLong(args[7]));
+    SemaforClient c = connect(client, addresses, end);
+    if (c == null) {
+      System.out.println("never connected: the cluster served no one for the whole run");
+      System.exit(NEVER_CONNECTED);
+      return;
+    }
     try (OpLog.Writer out = OpLog.Writer.open(log);
-        SemaforClient c =
-            SemaforClient.builder()
-                .addresses(addresses)
-                .clientName("fault-worker-" + client)
-                .sessionTtl(SESSION_TTL)
-                .connectTimeout(Duration.ofSeconds(10))
-                .giveUpAfter(Duration.ofSeconds(60))
-                .connect()) {
+        c) {
       while (System.nanoTime() < end) {
         double roll = random.nextDouble();
         NamedSemaphore pool = c.semaphore(pools.get(random.nextInt(pools.size())));
@@ -61,6 +60,37 @@ public final class FaultWorker {
       }
     }
     System.out.println("done");
+  }
+
+  /** The exit status of a client that could not connect during the whole run. */
+  static final int NEVER_CONNECTED = 3;
+
+  /**
+   * Connects as an application would while its cluster may be down or without a leader: each
+   * attempt waits up to 10 s for a leader, and a failed attempt is tried again until the run ends
+   * (null then). While a majority is down no attempt can succeed; that is unavailability, which
+   * Raft accepts, not a broken promise.
+   */
+  private static @org.jspecify.annotations.Nullable SemaforClient connect(
+      int client, String addresses, long end) throws InterruptedException {
+    while (System.nanoTime() < end) {
+      try {
+        return SemaforClient.builder()
+            .addresses(addresses)
+            .clientName("fault-worker-" + client)
+            .sessionTtl(SESSION_TTL)
+            .connectTimeout(Duration.ofSeconds(10))
+            .giveUpAfter(Duration.ofSeconds(60))
+            .connect();
+      } catch (SemaforException e) {
+        if (e.code() != ErrorCode.UNAVAILABLE && e.code() != ErrorCode.NOT_LEADER) {
+          throw e;
+        }
+        System.out.println("connect failed, trying again: " + e.getMessage());
+        TimeUnit.MILLISECONDS.sleep(250);
+      }
+    }
+    return null;
   }
 
   private static Op.Outcome outcomeOf(SemaforException e) {
