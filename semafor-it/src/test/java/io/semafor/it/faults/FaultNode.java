@@ -74,6 +74,7 @@ final class FaultNode implements AutoCloseable {
             java,
             "-Xmx256m",
             "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
             "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
             "-cp",
             classpath,

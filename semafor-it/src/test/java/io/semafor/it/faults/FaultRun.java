@@ -184,6 +184,7 @@ final class FaultRun {
             java,
             "-Xmx128m",
             "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
             "-cp",
             classpath,
             FaultWorker.class.getName(),
