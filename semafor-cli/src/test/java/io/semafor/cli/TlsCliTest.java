@@ -154,8 +154,8 @@ class TlsCliTest {
         .doesNotContain("\tat ");
   }
 
-  /** A cluster node's command line with TLS on its ports, before the options under test. */
-  private static java.util.List<String> clusterNode(Path dir, TestPki.Issued node) {
+  /** A cluster node's command line, before the options under test. */
+  private static java.util.List<String> clusterNode(Path dir) {
     return new java.util.ArrayList<>(
         java.util.List.of(
             "server",
@@ -166,11 +166,16 @@ class TlsCliTest {
             "--data-dir",
             dir.resolve("n1").toString(),
             "--admin-port",
-            "-1",
-            "--tls-cert",
-            node.cert().toString(),
-            "--tls-key",
-            node.key().toString()));
+            "-1"));
+  }
+
+  /** A cluster node's command line with TLS on its ports, before the options under test. */
+  private static java.util.List<String> clusterNode(Path dir, TestPki.Issued node) {
+    java.util.List<String> args = clusterNode(dir);
+    args.addAll(
+        java.util.List.of(
+            "--tls-cert", node.cert().toString(), "--tls-key", node.key().toString()));
+    return args;
   }
 
   @Test
@@ -219,19 +224,9 @@ class TlsCliTest {
 
   @Test
   void peerNamesWithoutTlsAreAServerUsageError() throws Exception {
-    CliProcess.Finished f =
-        CliProcess.runRaw(
-            "server",
-            "--node-id",
-            "n1",
-            "--peers",
-            "n1=127.0.0.1:1:2",
-            "--data-dir",
-            dir.resolve("n1").toString(),
-            "--admin-port",
-            "-1",
-            "--tls-peer-names",
-            "n1");
+    java.util.List<String> args = clusterNode(dir);
+    args.addAll(java.util.List.of("--tls-peer-names", "n1"));
+    CliProcess.Finished f = CliProcess.runRaw(args.toArray(String[]::new));
     assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
     assertThat(f.err())
         .contains("--tls-peer-names: needs --tls-cert and --tls-key")

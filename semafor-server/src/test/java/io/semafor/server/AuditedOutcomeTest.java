@@ -114,6 +114,20 @@ class AuditedOutcomeTest {
     return c;
   }
 
+  /** Waits until an audit line by ops holds {@code action} and {@code outcome}. */
+  private static void awaitLine(AuditCapture audit, String action, String outcome) {
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(audit.lines())
+                    .anyMatch(
+                        l ->
+                            l.contains(action)
+                                && l.contains("principal=ops")
+                                && l.contains(outcome)));
+  }
+
   private static Request.Builder delete(String n) {
     return Request.newBuilder().setDelete(Delete.newBuilder().setName(name(n)));
   }
@@ -138,16 +152,7 @@ class AuditedOutcomeTest {
         Response answer = second.receive().getResponse();
         assertThat(answer.getId()).isEqualTo(id);
         assertThat(answer.hasFailure()).isFalse();
-        await()
-            .atMost(Duration.ofSeconds(5))
-            .untilAsserted(
-                () ->
-                    assertThat(audit.lines())
-                        .anyMatch(
-                            l ->
-                                l.contains("delete 'x'")
-                                    && l.contains("principal=ops")
-                                    && l.contains("outcome=ok")));
+        awaitLine(audit, "delete 'x'", "outcome=ok");
       }
     }
   }
@@ -160,16 +165,7 @@ class AuditedOutcomeTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> heldDeletes.size() == 2);
       heldDeletes.get(1).run(); // refused: this node no longer leads
       assertThat(client.closedByServer()).isTrue();
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(
-              () ->
-                  assertThat(audit.lines())
-                      .anyMatch(
-                          l ->
-                              l.contains("delete 'y'")
-                                  && l.contains("principal=ops")
-                                  && l.contains("outcome=\"UNKNOWN: NOT_LEADER")));
+      awaitLine(audit, "delete 'y'", "outcome=\"UNKNOWN: NOT_LEADER");
     }
   }
 }
