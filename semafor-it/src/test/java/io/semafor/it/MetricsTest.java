@@ -130,7 +130,7 @@ class MetricsTest {
     assertThat(m.samples().stream().filter(s -> s.name().equals("semafor_build_info")))
         .singleElement()
         .satisfies(s -> assertThat(s.labels().get("version")).isNotBlank());
-    assertThat(m.value("jvm_memory_used_bytes", "area", "heap")).isPositive();
+    assertThat(m.sum("jvm_memory_used_bytes", "area", "heap")).isPositive();
     assertThat(m.has("jvm_gc_memory_allocated_bytes_total")).as("GC series").isTrue();
     assertThat(m.value("jvm_threads_live_threads")).isPositive();
     assertThat(m.value("jvm_classes_loaded_classes")).isPositive();

@@ -100,6 +100,17 @@ final class PrometheusText {
         .value();
   }
 
+  /**
+   * The sum of every sample with this name and these labels: one figure for a family split by a
+   * label the caller does not name (the JVM's memory pools: any one of them may be empty).
+   */
+  double sum(String name, String... labelPairs) {
+    return samples.stream()
+        .filter(s -> s.name().equals(name) && hasLabels(s, labelPairs))
+        .mapToDouble(Sample::value)
+        .sum();
+  }
+
   boolean has(String name, String... labelPairs) {
     return samples.stream().anyMatch(s -> s.name().equals(name) && hasLabels(s, labelPairs));
   }

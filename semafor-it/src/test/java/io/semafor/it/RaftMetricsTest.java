@@ -55,7 +55,7 @@ class RaftMetricsTest {
         assertThat(m.value("semafor_raft_leader_changes_total")).isGreaterThanOrEqualTo(1);
         assertThat(m.value("semafor_raft_apply_lag")).isGreaterThanOrEqualTo(0);
         assertThat(m.value("semafor_build_info")).isEqualTo(1);
-        assertThat(m.value("jvm_memory_used_bytes", "area", "heap")).isPositive();
+        assertThat(m.sum("jvm_memory_used_bytes", "area", "heap")).isPositive();
       }
       assertThat(leaders).isEqualTo(1);
 
