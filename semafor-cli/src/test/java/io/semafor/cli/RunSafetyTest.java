@@ -59,8 +59,23 @@ class RunSafetyTest {
     return Long.parseLong(Files.readString(file).trim());
   }
 
+  /**
+   * Whether {@code pid} still runs. A process that has ended but not been reaped yet (a zombie: its
+   * parent has not waited for it, or it was orphaned to a PID 1 that does not reap, as in some
+   * containers) has ended: {@link ProcessHandle#isAlive} says true for it, {@code /proc} says Z.
+   */
   private static boolean alive(long pid) {
-    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      return false;
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      // the state follows the command name, which is in parentheses and may hold spaces
+      String afterName = stat.substring(stat.lastIndexOf(')') + 1).strip();
+      return !afterName.startsWith("Z") && !afterName.startsWith("X");
+    } catch (IOException | RuntimeException e) {
+      return false; // gone between the two looks
+    }
   }
 
   @Test
@@ -93,7 +108,7 @@ class RunSafetyTest {
           }
           Thread.sleep(20);
         }
-        assertThat(alive(child)).as("the command ended").isFalse();
+        assertThat(alive(child)).as("the command ended (%s)", sig).isFalse();
         assertThat(readsWhileAlive).as("reads while the command was ending").isPositive();
         await().atMost(Duration.ofSeconds(10)).until(pool::value, v -> v == 1);
         assertThat(run.waitFor(10, TimeUnit.SECONDS)).isTrue();
