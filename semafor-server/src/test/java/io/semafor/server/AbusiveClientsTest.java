@@ -49,7 +49,14 @@ class AbusiveClientsTest {
         SemaforServer.start(
             ServerConfig.builder()
                 .port(0)
-                .clientLimits(ClientLimits.DEFAULT.withBytes(BUDGET, 8L * MIB))
+                // timeouts far past the test's length: on a slow machine opening the 400
+                // connections takes longer than the 10 s Hello timeout, which would then close
+                // them before the budget does, and the test is about the budget
+                .clientLimits(
+                    ClientLimits.DEFAULT
+                        .withBytes(BUDGET, 8L * MIB)
+                        .withTimeouts(
+                            Duration.ofMinutes(5), Duration.ofMinutes(5), Duration.ofMinutes(5)))
                 .build());
   }
 
