@@ -59,6 +59,17 @@ class RunSafetyTest {
     return Long.parseLong(Files.readString(file).trim());
   }
 
+  /** Whether this process ignores signal {@code number} (the SigIgn mask of /proc/self/status). */
+  private static boolean ignoredHere(int number) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("SigIgn:")) {
+        long mask = Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16);
+        return (mask & (1L << (number - 1))) != 0;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether {@code pid} still runs. A process that has ended but not been reaped yet (a zombie: its
    * parent has not waited for it, or it was orphaned to a PID 1 that does not reap, as in some
@@ -82,6 +93,14 @@ class RunSafetyTest {
   void aSignalToRunStopsTheCommandAndThePermitGoesBackOnlyOnceItHasEnded(@TempDir Path dir)
       throws Exception {
     for (String sig : List.of("TERM", "INT", "HUP")) {
+      if (sig.equals("INT") && ignoredHere(2)) {
+        // started in the background by a shell, this JVM and every process it starts ignore
+        // SIGINT (POSIX), and a process cannot take back an ignore it inherited: `run` never
+        // sees the signal, so there is nothing to test (in a terminal, or a CI that does not
+        // start the build in the background, it is tested)
+        System.out.println("SIGINT is ignored by this test's process: the INT case is skipped");
+        continue;
+      }
       EmbeddedSemafor node = EmbeddedSemafor.start();
       semafor = node;
       try (SemaforClient watcher = node.newClient()) {
