@@ -385,7 +385,15 @@ public final class SemaforClient implements AutoCloseable {
       return List.copyOf(addresses);
     }
 
-    /** How long to try connecting to one address; default 5 s. */
+    /**
+     * How long one connection attempt to one address may take (TCP, TLS, Hello); default 5 s.
+     * Addresses are raced, not tried in turn: the next one starts too if an attempt has not been
+     * answered within 250 ms, so a member that accepts connections but never answers (frozen by a
+     * pause) delays connecting by 250 ms, not by this timeout. A first connection fails once every
+     * address has failed or timed out, unless a member answered that it does not lead (an
+     * election): then it tries again until this timeout has passed. Reconnecting goes on until
+     * {@code giveUpAfter} fails the pending requests, and after.
+     */
     public Builder connectTimeout(Duration value) {
       connectTimeout = value;
       return this;
