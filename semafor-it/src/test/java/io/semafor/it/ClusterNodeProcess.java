@@ -8,18 +8,32 @@ import java.nio.file.Path;
 
 /**
  * One cluster node in its own process, for tests that kill or stop it. Args: nodeId peers dataDir
- * adminPort durability.
+ * adminPort durability [snapshotEvery logSegmentBytes] (the last two to make snapshots, their
+ * installs on lagging followers, and new segments happen within a short test).
  */
 public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
 
   public static void main(String[] args) throws InterruptedException {
-    ClusterConfig cluster =
+    ClusterConfig given =
         ClusterConfig.of(
             args[0],
             ClusterConfig.parsePeers(args[1]),
             Path.of(args[2]),
             ClusterConfig.Durability.valueOf(args[4]));
+    ClusterConfig cluster =
+        args.length <= 6
+            ? given
+            : new ClusterConfig(
+                given.nodeId(),
+                given.peers(),
+                given.dataDir(),
+                given.durability(),
+                given.electionTimeoutMin(),
+                given.electionTimeoutMax(),
+                Long.parseLong(args[5]),
+                Long.parseLong(args[6]),
+                given.join());
     ClusterConfig.Peer self = cluster.self();
     Main.run(
         ServerConfig.builder()

@@ -316,6 +316,14 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     if (config.durability() == ClusterConfig.Durability.REPLICATED) {
       RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, true);
     }
+    // A power cut while a record is appended leaves part of it at the end of the open segment.
+    // By default Ratis then refuses to start ("Failed to initRaftLog") and the node is down until
+    // an operator wipes it; this cuts the log at the first record that fails its checksum. That
+    // record was never acknowledged by this node (it acknowledges after the sync in FSYNC mode,
+    // and a minority's unsynced tail is what REPLICATED mode gives up), so the leader sends it
+    // again (decision 0031, found by the fault harness).
+    RaftServerConfigKeys.Log.setCorruptionPolicy(
+        p, RaftServerConfigKeys.Log.CorruptionPolicy.WARN_AND_RETURN);
     return p;
   }
 

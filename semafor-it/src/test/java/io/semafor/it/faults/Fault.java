@@ -23,7 +23,35 @@ enum Fault {
   /** SIGSTOP of the leader past the election timeout, SIGCONT when the fault ends. */
   PAUSE_LEADER(true),
   /** SIGSTOP of a follower, SIGCONT when the fault ends. */
-  PAUSE_FOLLOWER(false);
+  PAUSE_FOLLOWER(false),
+  /**
+   * The disk of a node at random filled to the last byte (new segments, snapshots and metadata
+   * cannot be written); freed when the fault ends, and the node restarted if it had stopped.
+   */
+  DISK_FULL(false),
+  /**
+   * Every fsync of a node at random fails with EIO; when the fault ends syncs work again, and the
+   * node is restarted if it had stopped.
+   */
+  FSYNC_EIO(false),
+  /** Every fsync of the leader (when there is one) takes 200 ms. */
+  FSYNC_SLOW(false),
+  /**
+   * Power cut on a node at random: kill -9, and a record half-written past the end of its open log
+   * segment (what a torn write leaves, which kill -9 alone does not); restarted when the fault
+   * ends.
+   */
+  TORN_TAIL(false),
+  /** Every node drops a quarter of the packets it receives from the test network, at random. */
+  PACKET_LOSS(false),
+  /**
+   * Every client's TCP connections are reset, and new ones refused, for the fault's length (less
+   * than a session's TTL): requests cut mid-way are sent again on the resumed session.
+   */
+  CUT_CLIENTS(false);
+
+  /** The share of packets {@link #PACKET_LOSS} drops. */
+  static final double LOSS = 0.25;
 
   /** Whether the fault takes the leader away (a failover is then measured). */
   final boolean losesLeader;
@@ -32,19 +60,31 @@ enum Fault {
     this.losesLeader = losesLeader;
   }
 
+  /**
+   * Whether the fault strikes only a cluster that syncs its log (durability {@code FSYNC}): in
+   * {@code REPLICATED} mode nothing calls fsync.
+   */
+  boolean needsSyncedLog() {
+    return this == FSYNC_EIO || this == FSYNC_SLOW;
+  }
+
+  /** How long an fsync takes under {@link #FSYNC_SLOW}. */
+  static final long SLOW_SYNC_MILLIS = 200;
+
   /** What a fault did, to undo it. */
   interface Undo {
     void undo();
   }
 
   /**
-   * Applies this fault to {@code nodes} on {@code network}; returns how to undo it and says what it
-   * did in {@code said}. The leader's faults strike {@code leader}, or a node at random when none
-   * says it leads (an election under way).
+   * Applies this fault to {@code nodes} (or the {@code clients}' hosts) on {@code network}; returns
+   * how to undo it and says what it did in {@code said}. The leader's faults strike {@code leader},
+   * or a node at random when none says it leads (an election under way).
    */
   Undo apply(
       TestNetwork network,
       List<FaultNode> nodes,
+      List<TestNetwork.Host> clients,
       @org.jspecify.annotations.Nullable FaultNode currentLeader,
       Random random,
       StringBuilder said) {
@@ -102,8 +142,61 @@ enum Fault {
         said.append("paused ").append(victim.id());
         return victim::resume;
       }
+      case DISK_FULL -> {
+        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
+        victim.disk().fill();
+        said.append("filled the disk of ").append(victim.id());
+        return () -> {
+          victim.disk().unfill();
+          restartIfDown(victim, said);
+        };
+      }
+      case FSYNC_EIO -> {
+        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
+        victim.disk().failSyncs(victim.pid());
+        said.append("fsync fails with EIO on ").append(victim.id());
+        return () -> {
+          victim.disk().untrace();
+          restartIfDown(victim, said);
+        };
+      }
+      case FSYNC_SLOW -> {
+        leader.disk().slowSyncs(leader.pid(), SLOW_SYNC_MILLIS);
+        said.append("fsync takes ").append(SLOW_SYNC_MILLIS).append(" ms on ").append(leader.id());
+        return leader.disk()::untrace;
+      }
+      case PACKET_LOSS -> {
+        for (FaultNode n : nodes) {
+          network.lose(n.host(), LOSS);
+        }
+        said.append("every node loses ").append(Math.round(LOSS * 100)).append("% of packets");
+        return network::heal;
+      }
+      case CUT_CLIENTS -> {
+        for (TestNetwork.Host c : clients) {
+          network.reset(c);
+        }
+        said.append("every client's connections cut");
+        return network::heal;
+      }
+      case TORN_TAIL -> {
+        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
+        victim.kill();
+        var segment = victim.disk().tearTail(random, 64);
+        said.append("power cut on ").append(victim.id());
+        said.append(segment.isPresent() ? ", its log's tail torn" : " (no open segment to tear)");
+        return victim::start;
+      }
     }
     throw new AssertionError(this);
+  }
+
+  /** A node that a fault stopped (its process exited) is started again, and the run says so. */
+  private static void restartIfDown(FaultNode node, StringBuilder said) {
+    if (!node.isRunning()) {
+      said.append("; ").append(node.id()).append(" had exited, restarted");
+      node.start();
+    }
   }
 
   private static String names(List<TestNetwork.Host> hosts) {

@@ -54,6 +54,7 @@ class FaultCampaignTest {
               Duration.ofSeconds(SECONDS),
               Duration.ofSeconds(4),
               Duration.ofSeconds(2),
+              FaultRun.durability(run, KINDS),
               KINDS,
               seed,
               Duration.ofMillis(50),
@@ -68,10 +69,11 @@ class FaultCampaignTest {
         outcomes.add(o);
         long seed = o.settings().seed();
         System.out.printf(
-            "fault run %d/%d seed %d: %d operations, faults %s, %s%n",
+            "fault run %d/%d seed %d (%s): %d operations, faults %s, %s%n",
             i + 1,
             RUNS,
             seed,
+            o.settings().durability(),
             o.totalOperations(),
             o.applied(),
             o.passed() ? "passed" : o.violations());

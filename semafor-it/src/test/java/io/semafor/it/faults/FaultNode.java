@@ -25,6 +25,15 @@ final class FaultNode implements AutoCloseable {
   static final int RAFT_PORT = 7500;
   static final int ADMIN_PORT = 7401;
 
+  /**
+   * Entries between snapshots: a few per run, so that a follower back from a fault is often behind
+   * the compacted log and is sent a snapshot, and faults strike during snapshots and installs.
+   */
+  static final long SNAPSHOT_EVERY = 400;
+
+  /** Log segment size: segments close and new ones open within a run (a full disk then bites). */
+  static final long SEGMENT_BYTES = 64 * 1024;
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
@@ -32,17 +41,33 @@ final class FaultNode implements AutoCloseable {
   private final TestNetwork.Host host;
   private final String peers;
   private final Path dir;
+  private final String durability;
+  private final NodeDisk disk;
   private @Nullable Process process;
   private boolean stopped;
 
   /**
    * @param peers every member as {@code id=host:clientPort:raftPort}, comma-separated
+   * @param durability {@code REPLICATED} or {@code FSYNC} (the cluster's durability mode)
    */
-  FaultNode(String id, TestNetwork.Host host, String peers, Path dir) {
+  FaultNode(String id, TestNetwork.Host host, String peers, Path dir, String durability) {
     this.id = id;
     this.host = host;
     this.peers = peers;
     this.dir = dir;
+    this.durability = durability;
+    this.disk = new NodeDisk(dir.resolve("data"));
+  }
+
+  /** Its data directory's disk (a tmpfs of its own), for the disk nemeses. */
+  NodeDisk disk() {
+    return disk;
+  }
+
+  /** The JVM's PID; 0 if it never started. */
+  long pid() {
+    Process p = process;
+    return p == null ? 0 : p.pid();
   }
 
   /** The member's entry in {@code --peers}. */
@@ -81,11 +106,14 @@ final class FaultNode implements AutoCloseable {
             ClusterNodeProcess.class.getName(),
             id,
             peers,
-            dir.resolve("data").toString(),
+            disk.dir().toString(),
             Integer.toString(ADMIN_PORT),
-            "REPLICATED"));
+            durability,
+            Long.toString(SNAPSHOT_EVERY),
+            Long.toString(SEGMENT_BYTES)));
     try {
       Files.createDirectories(dir);
+      disk.mount();
       process =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
@@ -165,15 +193,36 @@ final class FaultNode implements AutoCloseable {
     }
   }
 
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** A number in the node's status ({@code commitIndex}, {@code appliedIndex}); -1 if unknown. */
+  long statusNumber(String key) {
+    String s = status();
+    if (s == null) {
+      return -1;
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode value = JSON.readTree(s).get(key);
+      return value != null && value.isNumber() ? value.asLong() : -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** Whether the node answers that it leads. */
   boolean saysItLeads() {
     String s = status();
     return s != null && s.contains("\"role\":\"leader\"");
   }
 
-  /** Stops the process (continuing it first if stopped) and waits until it is gone. */
+  /**
+   * Stops the process (continuing it first if stopped), waits until it is gone, and unmounts its
+   * disk (the data goes with it: a run's logs stay, its data does not).
+   */
   @Override
   public void close() {
+    disk.untrace();
     Process p = process;
     if (p != null && p.isAlive()) {
       if (stopped) {
@@ -182,5 +231,6 @@ final class FaultNode implements AutoCloseable {
       p.destroyForcibly();
       waitGone(p);
     }
+    disk.close();
   }
 }

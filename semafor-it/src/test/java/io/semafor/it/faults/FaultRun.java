@@ -40,7 +40,9 @@ final class FaultRun {
    * @param length how long the clients work
    * @param faultFor how long each fault lasts
    * @param quietFor the pause between faults
-   * @param faults the kinds to choose from at random
+   * @param durability the cluster's durability mode, {@code REPLICATED} or {@code FSYNC}
+   * @param faults the kinds to choose from at random (those that need a synced log only with {@code
+   *     FSYNC})
    * @param seed the random choices' seed
    * @param hold how long a client holds each permit
    * @param dir where logs, data and op logs go
@@ -51,6 +53,7 @@ final class FaultRun {
       Duration length,
       Duration faultFor,
       Duration quietFor,
+      String durability,
       List<Fault> faults,
       long seed,
       Duration hold,
@@ -85,6 +88,10 @@ final class FaultRun {
 
   /** Runs {@code s} and checks what the clients saw. */
   static Outcome run(Settings s) throws Exception {
+    // a run's directory holds only this run: op logs and node logs are appended to, and a stale
+    // op log read with this run's would compare times and tokens of two different clusters
+    NodeDisk.removeLeftovers();
+    deleteRecursively(s.dir());
     Files.createDirectories(s.dir());
     Random random = new Random(s.seed());
     List<FaultNode> nodes = new ArrayList<>();
@@ -100,7 +107,11 @@ final class FaultRun {
       for (int i = 1; i <= s.nodes(); i++) {
         nodes.add(
             new FaultNode(
-                "n" + i, nodeHosts.get(i - 1), String.join(",", peers), s.dir().resolve("n" + i)));
+                "n" + i,
+                nodeHosts.get(i - 1),
+                String.join(",", peers),
+                s.dir().resolve("n" + i),
+                s.durability()));
       }
       try {
         for (FaultNode n : nodes) {
@@ -111,21 +122,25 @@ final class FaultRun {
             nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
         setUp(addresses);
         List<Path> logs = new ArrayList<>();
+        List<TestNetwork.Host> clientHosts = new ArrayList<>();
         for (int c = 1; c <= s.clients(); c++) {
           TestNetwork.Host h = network.addHost("c" + c);
+          clientHosts.add(h);
           Path log = s.dir().resolve("client-" + c + ".ops");
           logs.add(log);
           workers.add(startWorker(h, c, addresses, log, s, random.nextLong()));
         }
-        List<Applied> applied = nemesis(network, nodes, s, random);
+        List<Applied> applied = nemesis(network, nodes, clientHosts, s, random);
         List<String> unavailable = new ArrayList<>();
         List<String> clientsFailed =
             awaitWorkers(workers, s.dir(), Duration.ofSeconds(90), unavailable);
         Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60));
+        List<String> notBack = nodesNotBack(nodes, Duration.ofSeconds(60));
         // a client that never connected never opened its log
         List<Op> ops = OpLog.read(logs.stream().filter(Files::exists).toArray(Path[]::new));
         Map<String, List<String>> violations = new LinkedHashMap<>();
         violations.put("clients that failed", clientsFailed);
+        violations.put("nodes not back after the faults", notBack);
         violations.putAll(check(ops, finals));
         violations.put(NOT_A_VIOLATION + "never connected", unavailable);
         return new Outcome(s, countByKind(ops), applied, violations);
@@ -137,6 +152,35 @@ final class FaultRun {
         for (FaultNode n : nodes) {
           n.close();
         }
+      }
+    }
+  }
+
+  /**
+   * The durability mode for the {@code run}th run of a campaign choosing from {@code faults}: runs
+   * alternate between {@code REPLICATED} (the default mode) and {@code FSYNC}, except that faults
+   * that all need a synced log always get {@code FSYNC}.
+   */
+  static String durability(int run, List<Fault> faults) {
+    boolean onlySynced = faults.stream().allMatch(Fault::needsSyncedLog);
+    return onlySynced || run % 2 == 0 ? "FSYNC" : "REPLICATED";
+  }
+
+  /** The kinds a run may apply: in {@code REPLICATED} mode, none that needs a synced log. */
+  static List<Fault> applicable(Settings s) {
+    if (s.durability().equals("FSYNC")) {
+      return s.faults();
+    }
+    return s.faults().stream().filter(f -> !f.needsSyncedLog()).toList();
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var all = Files.walk(dir)) {
+      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
       }
     }
   }
@@ -205,16 +249,22 @@ final class FaultRun {
 
   /** Faults, one after another with quiet between, until the run's length is over; then healed. */
   private static List<Applied> nemesis(
-      TestNetwork network, List<FaultNode> nodes, Settings s, Random random) throws Exception {
+      TestNetwork network,
+      List<FaultNode> nodes,
+      List<TestNetwork.Host> clients,
+      Settings s,
+      Random random)
+      throws Exception {
     List<Applied> applied = new ArrayList<>();
+    List<Fault> kinds = applicable(s);
     long end = System.nanoTime() + s.length().toNanos();
     while (System.nanoTime() + s.quietFor().toNanos() + s.faultFor().toNanos() <= end) {
       Thread.sleep(s.quietFor().toMillis());
-      Fault fault = s.faults().get(random.nextInt(s.faults().size()));
+      Fault fault = kinds.get(random.nextInt(kinds.size()));
       FaultNode leader = Fault.leader(nodes);
       StringBuilder said = new StringBuilder();
       long start = System.nanoTime();
-      Fault.Undo undo = fault.apply(network, nodes, leader, random, said);
+      Fault.Undo undo = fault.apply(network, nodes, clients, leader, random, said);
       long failover = -1;
       try {
         long faultEnd = start + s.faultFor().toNanos();
@@ -235,6 +285,47 @@ final class FaultRun {
       }
     }
     return applied;
+  }
+
+  /**
+   * The nodes that have not caught up once every fault is undone: each must apply what the leader
+   * had committed when the check began, within {@code within}. A node still down, or up but left
+   * out (a Raft server that shut itself down after a disk fault, say), is a finding: the cluster
+   * would be running a node short without saying so.
+   */
+  private static List<String> nodesNotBack(List<FaultNode> nodes, Duration within)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    FaultNode leader = Fault.leader(nodes);
+    while (leader == null && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      leader = Fault.leader(nodes);
+    }
+    if (leader == null) {
+      return List.of("no node leads " + within + " after the faults ended");
+    }
+    long commit = leader.statusNumber("commitIndex");
+    List<String> notBack = new ArrayList<>();
+    for (FaultNode n : nodes) {
+      long applied = n.statusNumber("appliedIndex");
+      while (applied < commit && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+        applied = n.statusNumber("appliedIndex");
+      }
+      if (applied < commit) {
+        notBack.add(
+            n.id()
+                + (n.isRunning() ? " is up but" : " is down and")
+                + " applied "
+                + applied
+                + " of the leader's commit index "
+                + commit
+                + " "
+                + within
+                + " after the faults ended");
+      }
+    }
+    return notBack;
   }
 
   /** Milliseconds until a node other than {@code old} says it leads; -1 if none before the end. */

@@ -41,7 +41,12 @@ class NetworkedClusterTest {
     }
     for (int i = 1; i <= 3; i++) {
       FaultNode n =
-          new FaultNode("n" + i, hosts.get(i - 1), String.join(",", peers), dir.resolve("n" + i));
+          new FaultNode(
+              "n" + i,
+              hosts.get(i - 1),
+              String.join(",", peers),
+              dir.resolve("n" + i),
+              "REPLICATED");
       nodes.add(n);
       n.start();
     }

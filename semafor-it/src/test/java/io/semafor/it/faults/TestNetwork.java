@@ -85,6 +85,7 @@ final class TestNetwork implements AutoCloseable {
    */
   static synchronized TestNetwork create() {
     removeLeftovers();
+    NodeDisk.removeLeftovers();
     SecureRandom random = new SecureRandom();
     String id = String.format(Locale.ROOT, "%04x", random.nextInt(0x10000));
     // a subnet no interface of this machine is on yet (another run's bridge, here or elsewhere)
@@ -181,10 +182,56 @@ final class TestNetwork implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code to} drops each packet from the test network at random with {@code probability}
+   * (iptables' statistic match; {@code tc netem} is not available here): TCP retransmits, so
+   * connections slow down and stall rather than break.
+   */
+  void lose(Host to, double probability) {
+    inside(
+        to,
+        "iptables",
+        "-A",
+        "INPUT",
+        "-i",
+        "eth0",
+        "-m",
+        "statistic",
+        "--mode",
+        "random",
+        "--probability",
+        String.format(Locale.ROOT, "%.3f", probability),
+        "-j",
+        "DROP");
+  }
+
+  /**
+   * Every TCP connection of {@code host} on the test network is reset, both ways, and every new one
+   * refused with a reset: its connections are cut mid-request.
+   */
+  void reset(Host host) {
+    for (String[] chain : new String[][] {{"INPUT", "-i"}, {"OUTPUT", "-o"}}) {
+      inside(
+          host,
+          "iptables",
+          "-A",
+          chain[0],
+          chain[1],
+          "eth0",
+          "-p",
+          "tcp",
+          "-j",
+          "REJECT",
+          "--reject-with",
+          "tcp-reset");
+    }
+  }
+
   /** Removes every rule: all hosts reach each other again. */
   void heal() {
     for (Host h : hosts.values()) {
       inside(h, "iptables", "-F", "INPUT");
+      inside(h, "iptables", "-F", "OUTPUT");
     }
   }
 
@@ -215,7 +262,7 @@ final class TestNetwork implements AutoCloseable {
       return;
     }
     try (var markers = Files.list(MARKERS)) {
-      for (Path marker : markers.toList()) {
+      for (Path marker : markers.filter(Files::isRegularFile).toList()) {
         String owner = Files.readString(marker).strip();
         boolean alive;
         try {
@@ -255,7 +302,7 @@ final class TestNetwork implements AutoCloseable {
     return execute(command).output;
   }
 
-  private static void quietly(String... command) {
+  static void quietly(String... command) {
     execute(command);
   }
 
