@@ -3,7 +3,9 @@ package io.semafor.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.server.Main;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +43,7 @@ class ClusterFaultTest {
   private final int[] admin = new int[3];
   private final HttpClient http = HttpClient.newHttpClient();
   private String addresses = "";
+  private String peers = "";
 
   @AfterEach
   void stopNodes() {
@@ -71,23 +75,29 @@ class ClusterFaultTest {
       admin[i] = freePort();
     }
     addresses = String.join(",", clientAddresses);
+    this.peers = peers.toString();
     for (int i = 0; i < 3; i++) {
-      nodes.add(
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  ClusterNodeProcess.class.getName(),
-                  "n" + (i + 1),
-                  peers.toString(),
-                  dir.resolve("n" + (i + 1)).toString(),
-                  Integer.toString(admin[i]),
-                  "FSYNC")
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("n" + (i + 1) + ".log").toFile())
-              .start());
+      nodes.add(startNode(i));
     }
     leader();
+  }
+
+  /** Starts node {@code i} (again: its data directory is kept), its output appended to its log. */
+  private Process startNode(int i) throws IOException {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            ClusterNodeProcess.class.getName(),
+            "n" + (i + 1),
+            peers,
+            dir.resolve("n" + (i + 1)).toString(),
+            Integer.toString(admin[i]),
+            "FSYNC")
+        .redirectErrorStream(true)
+        .redirectOutput(
+            ProcessBuilder.Redirect.appendTo(dir.resolve("n" + (i + 1) + ".log").toFile()))
+        .start();
   }
 
   /** The index of the leader, waiting for one. */
@@ -187,6 +197,80 @@ class ClusterFaultTest {
             throw new IllegalStateException(e);
           }
         });
+  }
+
+  @Test
+  void aNodeWhoseLogCannotBeSyncedStopsAndCatchesUpWhenStartedAgain() throws Exception {
+    Assumptions.assumeTrue(
+        "root".equals(System.getProperty("user.name"))
+            && new java.io.File("/usr/bin/strace").canExecute(),
+        "needs root and strace to make fsync fail");
+    startCluster();
+    try (SemaforClient client = client()) {
+      NamedSemaphore counter = client.semaphore("counter");
+      counter.create(0);
+      int follower = (leader() + 1) % 3;
+      Process victim = nodes.get(follower);
+      // every fsync of the follower's JVM fails with EIO, as a failing disk's would
+      Process strace =
+          new ProcessBuilder(
+                  "strace",
+                  "-f",
+                  "-qq",
+                  "-o",
+                  "/dev/null",
+                  "-e",
+                  "trace=fsync,fdatasync",
+                  "-e",
+                  "inject=fsync,fdatasync:error=EIO",
+                  "-p",
+                  Long.toString(victim.pid()))
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("strace.log").toFile())
+              .start();
+      try {
+        long added = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (victim.isAlive() && System.nanoTime() < deadline) {
+          counter.increment(1); // the two others commit it; the follower fails to sync it
+          added++;
+        }
+        assertThat(victim.waitFor(5, TimeUnit.SECONDS)).as("the follower stopped").isTrue();
+        assertThat(victim.exitValue()).isEqualTo(Main.EXIT_LOG_FAILED);
+        for (int i = 0; i < 20; i++) {
+          counter.increment(1);
+          added++;
+        }
+
+        nodes.set(follower, startNode(follower));
+
+        long commit = clusterNumber(leader(), "commitIndex");
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+        assertThat(counter.value()).isEqualTo(added);
+      } finally {
+        strace.destroyForcibly();
+      }
+    }
+  }
+
+  /** A number in node {@code i}'s {@code /cluster} status; -1 if it does not answer. */
+  private long clusterNumber(int i, String key) throws InterruptedException {
+    try {
+      String body =
+          http.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + "/cluster"))
+                      .timeout(Duration.ofSeconds(2))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).get(key);
+      return value == null ? -1 : value.asLong();
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private static void signal(String name, long pid) throws Exception {

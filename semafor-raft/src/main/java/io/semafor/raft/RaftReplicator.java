@@ -40,6 +40,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -796,6 +797,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     return b == null ? null : b.contexts();
   }
 
+  /** Whether the log failed to write ({@link #logFailed}): reported once. */
+  private final java.util.concurrent.atomic.AtomicBoolean logFailed =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   @Override
   public void leaderReady(SemaphoreMachine machine) {
     // log time continues from the last applied command on this node's clock
@@ -815,6 +820,21 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       leader = false;
       log.info("{} no longer leads; the leader is {}", config.nodeId(), newLeaderId);
       listener.lostLeadership(leaderHint());
+    }
+  }
+
+  @Override
+  public void logFailed(Throwable cause, @Nullable LogEntryProto entry) {
+    if (logFailed.compareAndSet(false, true)) {
+      String what =
+          "the Raft log of "
+              + config.nodeId()
+              + " could not be written"
+              + (entry == null ? "" : " at index " + entry.getIndex())
+              + ": "
+              + cause.getMessage();
+      log.error("{}; this node must stop and be started again", what, cause);
+      listener.failed(what, cause);
     }
   }
 

@@ -74,6 +74,9 @@ final class SemaforStateMachine extends BaseStateMachine
 
     /** Another node (or none, "") leads now. */
     void leaderChanged(String leaderId);
+
+    /** This node's Raft log failed to write {@code entry} (null if unknown). */
+    void logFailed(Throwable cause, @Nullable LogEntryProto entry);
   }
 
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
@@ -297,6 +300,16 @@ final class SemaforStateMachine extends BaseStateMachine
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Ratis calls this when its log worker fails to write or sync an entry. It does not stop: every
+   * later append fails with the same error (measured: a single fsync EIO left a follower up,
+   * answering, and never appending again), so the owner stops the node.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, @Nullable LogEntryProto failedEntry) {
+    owner.logFailed(cause, failedEntry);
   }
 
   @Override

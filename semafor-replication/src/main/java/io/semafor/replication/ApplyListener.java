@@ -57,4 +57,12 @@ public interface ApplyListener {
 
   /** This node stopped being the leader: its clients must go to the new one. */
   default void lostLeadership(String leaderHint) {}
+
+  /**
+   * The replicator cannot go on: its log could not be written (a sync failed, the disk is full).
+   * After a failed sync nothing says what reached the disk, so the node must stop rather than go on
+   * with a log it cannot trust; started again, it recovers from what is on disk and catches up from
+   * the others. Called once, on a replicator thread.
+   */
+  default void failed(String what, Throwable cause) {}
 }

@@ -50,12 +50,17 @@ final class Edge implements ApplyListener {
    * and {@code propose} for commands it proposes itself (after the current batch, from another
    * thread, and only while this node leads).
    */
+  /** Told what failed when the replicator cannot go on ({@link #failed(String, Throwable)}). */
+  private final Consumer<String> failed;
+
   Edge(
       Sessions sessions,
       Timers timers,
       ServerMetrics metrics,
       Consumer<String> dropClients,
-      Consumer<Command> propose) {
+      Consumer<Command> propose,
+      Consumer<String> failed) {
+    this.failed = failed;
     this.sessions = sessions;
     this.timers = timers;
     this.metrics = metrics;
@@ -230,5 +235,10 @@ final class Edge implements ApplyListener {
       return new Command.ExpireWaiter(w.sessionId(), w.requestId());
     }
     return new Command.ExpireLease(((TimerKey.LeaseEnd) key).permitId());
+  }
+
+  @Override
+  public void failed(String what, Throwable cause) {
+    failed.accept(what);
   }
 }

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,6 +34,8 @@ import picocli.CommandLine.Option;
     versionProvider = Main.Version.class,
     sortOptions = false)
 public final class Main implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
+
   @Mixin ServerOptions options = new ServerOptions();
 
   @Option(names = "--debug", description = "Print stack traces of unexpected failures.")
@@ -113,6 +117,7 @@ public final class Main implements Callable<Integer> {
   }
 
   /** Like {@link #run(ServerConfig)}, applying commands through {@code replicators}. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the failure's action exits; nothing to check
   public static void run(ServerConfig config, ReplicatorFactory replicators)
       throws InterruptedException {
     if (System.getProperty("io.netty.leakDetection.level") == null) {
@@ -145,8 +150,20 @@ public final class Main implements Callable<Integer> {
                     + admin.getPort()
                     + "/metrics)"));
     System.out.flush();
+    server
+        .failure()
+        .thenAccept(
+            what -> {
+              // fail-stop: a node whose log cannot be trusted stops; a supervisor starts it again
+              // and it recovers from its disk and the other members (decision 0032)
+              log.error("stopping: {}. Start this node again once its disk is healthy.", what);
+              System.exit(EXIT_LOG_FAILED);
+            });
     stopped.await();
   }
+
+  /** The exit status when the node's log could not be written: sysexits.h's EX_IOERR. */
+  public static final int EXIT_LOG_FAILED = 74;
 
   private static String hostPort(SemaforServer server) {
     return server.config().host() + ":" + server.address().getPort();

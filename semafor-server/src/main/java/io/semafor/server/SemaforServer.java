@@ -63,6 +63,7 @@ public final class SemaforServer implements AutoCloseable {
   private final ServerMetrics metrics;
   private final @Nullable AdminServer admin;
   private final Edge edge;
+  private final CompletableFuture<String> failure = new CompletableFuture<>();
   private volatile boolean closed;
 
   private SemaforServer(ServerConfig config, ReplicatorFactory replicators)
@@ -88,7 +89,12 @@ public final class SemaforServer implements AutoCloseable {
         new ServerMetrics(config.maxSemaphoreSeries(), sessions::count, connections::size);
     this.edge =
         new Edge(
-            sessions, timers, metrics, this::dropClients, command -> proposeLater(target, command));
+            sessions,
+            timers,
+            metrics,
+            this::dropClients,
+            command -> proposeLater(target, command),
+            failure::complete);
     this.replicator = replicators.create(new SemaphoreMachine(config.limits()), edge);
     if (replicator instanceof MeterBinder binder) {
       // the seam for a replicator's own series (a Raft member's term, indexes, log sync time):
@@ -369,6 +375,16 @@ public final class SemaforServer implements AutoCloseable {
   /** How many client connections are open. */
   public int connectionCount() {
     return connections.size();
+  }
+
+  /**
+   * Completes, with what failed, when this node can no longer serve and must be stopped and started
+   * again: its replicated log could not be written (a failed sync, a full disk). Never completes
+   * otherwise. {@code semafor server} then exits with status 74 (EX_IOERR) so that a supervisor
+   * restarts it; an embedding application should close the server and start it again. Thread-safe.
+   */
+  public CompletableFuture<String> failure() {
+    return failure;
   }
 
   /** Stops the server; idempotent. Blocks until connections and threads are closed. */
