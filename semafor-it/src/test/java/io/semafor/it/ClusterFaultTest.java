@@ -256,6 +256,45 @@ class ClusterFaultTest {
     }
   }
 
+  /**
+   * Ratis closes its server after a JVM pause longer than {@code raft.server.close.threshold} (60
+   * s), which left the process up with no Raft member in it. Now the node stops (exit 74) and, once
+   * started again, catches up. Takes over a minute: runs with {@code -Dfaults.long=true} ({@code
+   * -Pfaults}).
+   */
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void aNodeFrozenPastRatisCloseThresholdStopsAndCatchesUpWhenStartedAgain() throws Exception {
+    Assumptions.assumeTrue(Boolean.getBoolean("faults.long"), "a 65 s pause: -Dfaults.long=true");
+    startCluster();
+    try (SemaforClient client = client()) {
+      NamedSemaphore counter = client.semaphore("counter");
+      counter.create(0);
+      int follower = (leader() + 1) % 3;
+      Process victim = nodes.get(follower);
+      signal("STOP", victim.pid());
+      long added = 0;
+      long thaw = System.nanoTime() + Duration.ofSeconds(65).toNanos();
+      while (System.nanoTime() < thaw) {
+        counter.increment(1);
+        added++;
+        Thread.sleep(50);
+      }
+      signal("CONT", victim.pid());
+      assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the follower stopped").isTrue();
+      assertThat(victim.exitValue()).isEqualTo(Main.EXIT_LOG_FAILED);
+
+      nodes.set(follower, startNode(follower));
+
+      long commit = clusterNumber(leader(), "commitIndex");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+      assertThat(counter.value()).isEqualTo(added);
+    }
+  }
+
   /** A number in node {@code i}'s {@code /cluster} status; -1 if it does not answer. */
   private long clusterNumber(int i, String key) throws InterruptedException {
     try {

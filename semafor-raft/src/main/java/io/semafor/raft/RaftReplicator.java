@@ -797,7 +797,20 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     return b == null ? null : b.contexts();
   }
 
-  /** Whether the log failed to write ({@link #logFailed}): reported once. */
+  @Override
+  public void stateMachineClosed() {
+    if (!closed && logFailed.compareAndSet(false, true)) {
+      String what =
+          "the Raft server of "
+              + config.nodeId()
+              + " stopped by itself (a JVM pause longer than raft.server.close.threshold makes"
+              + " Ratis close it; its log says why)";
+      log.error("{}; this node must stop and be started again", what);
+      listener.failed(what, new IllegalStateException(what));
+    }
+  }
+
+  /** Whether the node failed for good ({@link #logFailed}, {@link #stateMachineClosed}): once. */
   private final java.util.concurrent.atomic.AtomicBoolean logFailed =
       new java.util.concurrent.atomic.AtomicBoolean();
 
