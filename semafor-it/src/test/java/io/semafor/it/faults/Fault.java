@@ -48,7 +48,17 @@ enum Fault {
    * Every client's TCP connections are reset, and new ones refused, for the fault's length (less
    * than a session's TTL): requests cut mid-way are sent again on the resumed session.
    */
-  CUT_CLIENTS(false);
+  CUT_CLIENTS(false),
+  /**
+   * Client 1's process frozen (SIGSTOP) past its session's TTL ({@link #FROZEN_CLIENT_TTL}), then
+   * continued: its session expires, the server gives its permits to others, and the client learns
+   * of it only when it wakes (etcd's lock lost during a wait, #11456). Fencing tokens are what keep
+   * such a holder from doing harm; the checks hold the history to exactly that.
+   */
+  FREEZE_CLIENT(false);
+
+  /** Client 1's session TTL in a run that may freeze it: shorter than a fault lasts. */
+  static final java.time.Duration FROZEN_CLIENT_TTL = java.time.Duration.ofSeconds(2);
 
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;
@@ -85,6 +95,7 @@ enum Fault {
       TestNetwork network,
       List<FaultNode> nodes,
       List<TestNetwork.Host> clients,
+      List<Process> clientProcesses,
       @org.jspecify.annotations.Nullable FaultNode currentLeader,
       Random random,
       StringBuilder said) {
@@ -178,6 +189,16 @@ enum Fault {
         }
         said.append("every client's connections cut");
         return network::heal;
+      }
+      case FREEZE_CLIENT -> {
+        Process frozen = clientProcesses.get(0);
+        TestNetwork.run("kill", "-STOP", Long.toString(frozen.pid()));
+        said.append("froze client 1 past its session's TTL");
+        return () -> {
+          if (frozen.isAlive()) {
+            TestNetwork.run("kill", "-CONT", Long.toString(frozen.pid()));
+          }
+        };
       }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));

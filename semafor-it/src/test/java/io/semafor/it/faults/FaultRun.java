@@ -130,7 +130,7 @@ final class FaultRun {
           logs.add(log);
           workers.add(startWorker(h, c, addresses, log, s, random.nextLong()));
         }
-        List<Applied> applied = nemesis(network, nodes, clientHosts, s, random);
+        List<Applied> applied = nemesis(network, nodes, clientHosts, workers, s, random);
         List<String> unavailable = new ArrayList<>();
         List<String> clientsFailed =
             awaitWorkers(workers, s.dir(), Duration.ofSeconds(90), unavailable);
@@ -240,11 +240,21 @@ final class FaultRun {
             Long.toString(s.hold().toMillis()),
             String.join(",", POOLS),
             COUNTER,
-            Long.toString(seed)));
+            Long.toString(seed),
+            Long.toString(sessionTtl(client, s).toMillis())));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(s.dir().resolve("client-" + client + ".log").toFile())
         .start();
+  }
+
+  /**
+   * Client {@code client}'s session TTL: short for the client that {@code FREEZE_CLIENT} freezes.
+   */
+  static Duration sessionTtl(int client, Settings s) {
+    return client == 1 && applicable(s).contains(Fault.FREEZE_CLIENT)
+        ? Fault.FROZEN_CLIENT_TTL
+        : FaultWorker.SESSION_TTL;
   }
 
   /** Faults, one after another with quiet between, until the run's length is over; then healed. */
@@ -252,6 +262,7 @@ final class FaultRun {
       TestNetwork network,
       List<FaultNode> nodes,
       List<TestNetwork.Host> clients,
+      List<Process> clientProcesses,
       Settings s,
       Random random)
       throws Exception {
@@ -264,7 +275,7 @@ final class FaultRun {
       FaultNode leader = Fault.leader(nodes);
       StringBuilder said = new StringBuilder();
       long start = System.nanoTime();
-      Fault.Undo undo = fault.apply(network, nodes, clients, leader, random, said);
+      Fault.Undo undo = fault.apply(network, nodes, clients, clientProcesses, leader, random, said);
       long failover = -1;
       try {
         long faultEnd = start + s.faultFor().toNanos();
@@ -278,6 +289,11 @@ final class FaultRun {
       applied.add(new Applied(fault, said.toString(), failover));
     }
     network.heal();
+    for (Process p : clientProcesses) {
+      if (p.isAlive()) {
+        TestNetwork.run("kill", "-CONT", Long.toString(p.pid())); // harmless if not stopped
+      }
+    }
     for (FaultNode n : nodes) {
       n.resume();
       if (!n.isRunning()) {

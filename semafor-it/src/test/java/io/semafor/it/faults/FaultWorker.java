@@ -17,9 +17,15 @@ import java.util.concurrent.TimeUnit;
  * counter; and reads a pool's value — appending every operation, as it saw it, to its op log. Then
  * it closes its session (so everything it still held comes back) and prints {@code done}.
  *
- * <p>Args: {@code clientId addresses opLog durationMillis holdMillis pools counter seed}, where
- * {@code pools} is comma-separated. An operation whose answer never came (the client gave up, or
- * reported the outcome unknown) is recorded {@code UNKNOWN}; one refused for sure {@code FAILED}.
+ * <p>Args: {@code clientId addresses opLog durationMillis holdMillis pools counter seed
+ * [sessionTtlMillis]}, where {@code pools} is comma-separated. An operation whose answer never came
+ * (the client gave up, or reported the outcome unknown) is recorded {@code UNKNOWN}; one refused
+ * for sure {@code FAILED}.
+ *
+ * <p>A session can expire under it (the process frozen past its TTL by the {@code FREEZE_CLIENT}
+ * fault): the server then gave back what it held at a moment the client cannot know, after the
+ * session was last certainly alive and before the client heard of the expiry. That is recorded as
+ * what it is, a release over exactly that window ({@link #expired}).
  */
 public final class FaultWorker {
   private FaultWorker() {}
@@ -27,8 +33,17 @@ public final class FaultWorker {
   /** How long one acquisition waits before giving up (nothing is taken then). */
   static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(5);
 
-  /** The session's TTL: longer than any fault, so no session should expire during a run. */
+  /**
+   * The session's TTL unless given: longer than any fault, so no session should expire during a run
+   * unless its process is frozen on purpose with a shorter one.
+   */
   static final Duration SESSION_TTL = Duration.ofSeconds(30);
+
+  /**
+   * When the current session was last certainly alive: the invocation of the last operation the
+   * server answered on it (the server answered after that moment, so the session lived then).
+   */
+  private static long aliveAt;
 
   public static void main(String[] args) throws Exception {
     int client = Integer.parseInt(args[0]);
@@ -39,7 +54,8 @@ public final class FaultWorker {
     List<String> pools = List.of(args[5].split(",", -1));
     String counter = args[6];
     Random random = new Random(Long.parseLong(args[7]));
-    SemaforClient c = connect(client, addresses, end);
+    Duration ttl = args.length > 8 ? Duration.ofMillis(Long.parseLong(args[8])) : SESSION_TTL;
+    SemaforClient c = connect(client, addresses, end, ttl);
     if (c == null) {
       System.out.println("never connected: the cluster served no one for the whole run");
       System.exit(NEVER_CONNECTED);
@@ -72,13 +88,13 @@ public final class FaultWorker {
    * Raft accepts, not a broken promise.
    */
   private static @org.jspecify.annotations.Nullable SemaforClient connect(
-      int client, String addresses, long end) throws InterruptedException {
+      int client, String addresses, long end, Duration ttl) throws InterruptedException {
     while (System.nanoTime() < end) {
       try {
         return SemaforClient.builder()
             .addresses(addresses)
             .clientName("fault-worker-" + client)
-            .sessionTtl(SESSION_TTL)
+            .sessionTtl(ttl)
             .connectTimeout(Duration.ofSeconds(10))
             .giveUpAfter(Duration.ofSeconds(60))
             .connect();
@@ -94,8 +110,24 @@ public final class FaultWorker {
   }
 
   private static Op.Outcome outcomeOf(SemaforException e) {
-    // UNAVAILABLE: the client gave up without an answer, so the server may have done it
-    return e.code() == ErrorCode.UNAVAILABLE ? Op.Outcome.UNKNOWN : Op.Outcome.FAILED;
+    // UNAVAILABLE: the client gave up without an answer, so the server may have done it;
+    // SESSION_EXPIRED: the server may have done it before the session ended
+    return e.code() == ErrorCode.UNAVAILABLE || expired(e) ? Op.Outcome.UNKNOWN : Op.Outcome.FAILED;
+  }
+
+  private static boolean expired(SemaforException e) {
+    return e.code() == ErrorCode.SESSION_EXPIRED;
+  }
+
+  /**
+   * The session that held a permit of {@code pool} expired: the server gave it back at some moment
+   * after {@code alive} (the session was certainly alive then) and before now. Recorded as an OK
+   * release over that window, so that the permit is certainly held only until {@code alive} and the
+   * value reads see it come back somewhere in the window.
+   */
+  private static void expired(int client, String pool, long alive, OpLog.Writer out)
+      throws java.io.IOException {
+    out.append(Op.release(client, pool, 1, alive, System.nanoTime(), Op.Outcome.OK));
   }
 
   private static void acquireHoldRelease(
@@ -108,9 +140,13 @@ public final class FaultWorker {
     } catch (SemaforException e) {
       out.append(
           Op.acquire(client, pool.name(), 1, invoked, System.nanoTime(), outcomeOf(e), -1, -1));
+      if (expired(e)) {
+        expired(client, pool.name(), invoked, out); // granted, maybe, then given back
+      }
       return;
     }
     long returned = System.nanoTime();
+    aliveAt = invoked;
     if (permit == null) {
       out.append(Op.acquire(client, pool.name(), 1, invoked, returned, Op.Outcome.FAILED, -1, -1));
       return;
@@ -131,7 +167,16 @@ public final class FaultWorker {
     try {
       permit.release();
     } catch (SemaforException e) {
+      if (expired(e)) {
+        // alive certainly just after the acquire was sent (the server answered it later), and
+        // maybe later still if other operations were answered since
+        expired(client, pool.name(), Math.max(aliveAt, invoked + 1), out);
+        return;
+      }
       outcome = outcomeOf(e);
+    }
+    if (outcome == Op.Outcome.OK) {
+      aliveAt = releaseInvoked;
     }
     out.append(Op.release(client, pool.name(), 1, releaseInvoked, System.nanoTime(), outcome));
   }
@@ -142,6 +187,7 @@ public final class FaultWorker {
     Op.Outcome outcome = Op.Outcome.OK;
     try {
       counter.increment(1);
+      aliveAt = invoked;
     } catch (SemaforException e) {
       outcome = outcomeOf(e);
     }
@@ -153,6 +199,7 @@ public final class FaultWorker {
     long invoked = System.nanoTime();
     try {
       long value = pool.value();
+      aliveAt = invoked;
       out.append(Op.read(client, pool.name(), invoked, System.nanoTime(), Op.Outcome.OK, value));
     } catch (SemaforException e) {
       // a read that failed changed nothing: recorded as FAILED whatever the code, so dropped
