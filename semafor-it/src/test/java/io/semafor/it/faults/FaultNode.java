@@ -10,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -90,27 +89,19 @@ final class FaultNode implements AutoCloseable {
 
   /** Starts the JVM (again, after {@link #kill}); its data directory is kept. */
   void start() {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(TestNetwork.in(host));
-    command.addAll(
-        List.of(
-            java,
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
-            "-cp",
-            classpath,
-            ClusterNodeProcess.class.getName(),
-            id,
-            peers,
-            disk.dir().toString(),
-            Integer.toString(ADMIN_PORT),
-            durability,
-            Long.toString(SNAPSHOT_EVERY),
-            Long.toString(SEGMENT_BYTES)));
+    List<String> command =
+        TestNetwork.javaIn(
+            host,
+            256,
+            ClusterNodeProcess.class,
+            List.of(
+                id,
+                peers,
+                disk.dir().toString(),
+                Integer.toString(ADMIN_PORT),
+                durability,
+                Long.toString(SNAPSHOT_EVERY),
+                Long.toString(SEGMENT_BYTES)));
     try {
       Files.createDirectories(dir);
       disk.mount();

@@ -220,28 +220,21 @@ final class FaultRun {
   private static Process startWorker(
       TestNetwork.Host host, int client, String addresses, Path log, Settings s, long seed)
       throws IOException {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(TestNetwork.in(host));
-    command.addAll(
-        List.of(
-            java,
-            "-Xmx128m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            classpath,
-            FaultWorker.class.getName(),
-            Integer.toString(client),
-            addresses,
-            log.toString(),
-            Long.toString(s.length().toMillis()),
-            Long.toString(s.hold().toMillis()),
-            String.join(",", POOLS),
-            COUNTER,
-            Long.toString(seed),
-            Long.toString(sessionTtl(client, s).toMillis())));
+    List<String> command =
+        TestNetwork.javaIn(
+            host,
+            128,
+            FaultWorker.class,
+            List.of(
+                Integer.toString(client),
+                addresses,
+                log.toString(),
+                Long.toString(s.length().toMillis()),
+                Long.toString(s.hold().toMillis()),
+                String.join(",", POOLS),
+                COUNTER,
+                Long.toString(seed),
+                Long.toString(sessionTtl(client, s).toMillis())));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(s.dir().resolve("client-" + client + ".log").toFile())
@@ -290,9 +283,8 @@ final class FaultRun {
     }
     network.heal();
     for (Process p : clientProcesses) {
-      if (p.isAlive()) {
-        TestNetwork.run("kill", "-CONT", Long.toString(p.pid())); // harmless if not stopped
-      }
+      // harmless if it was not stopped; it may also have ended meanwhile
+      TestNetwork.quietly("kill", "-CONT", Long.toString(p.pid()));
     }
     for (FaultNode n : nodes) {
       n.resume();

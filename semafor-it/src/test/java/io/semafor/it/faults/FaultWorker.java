@@ -67,7 +67,7 @@ public final class FaultWorker {
         double roll = random.nextDouble();
         NamedSemaphore pool = c.semaphore(pools.get(random.nextInt(pools.size())));
         if (roll < 0.7) {
-          acquireHoldRelease(client, pool, holdNanos, out);
+          acquireHoldRelease(client, c, pool, holdNanos, out);
         } else if (roll < 0.9) {
           increment(client, c.semaphore(counter), out);
         } else {
@@ -131,8 +131,9 @@ public final class FaultWorker {
   }
 
   private static void acquireHoldRelease(
-      int client, NamedSemaphore pool, long holdNanos, OpLog.Writer out)
+      int client, SemaforClient c, NamedSemaphore pool, long holdNanos, OpLog.Writer out)
       throws InterruptedException, java.io.IOException {
+    long session = c.sessionId(); // the session the permit will be owned by
     long invoked = System.nanoTime();
     Permit permit;
     try {
@@ -165,9 +166,14 @@ public final class FaultWorker {
     long releaseInvoked = System.nanoTime();
     Op.Outcome outcome = Op.Outcome.OK;
     try {
-      permit.release();
+      // not permit.release(): that returns quietly when the session has ended (nothing to give
+      // back), and the history must know the permit was lost rather than given back
+      pool.release(1);
     } catch (SemaforException e) {
-      if (expired(e)) {
+      boolean sessionChanged = c.sessionId() != session;
+      if (expired(e) || (e.code() == ErrorCode.INVALID_ARGUMENT && sessionChanged)) {
+        // SESSION_EXPIRED if the release was pending when the expiry was learnt;
+        // INVALID_ARGUMENT if it went out on the new session, which owns nothing
         // alive certainly just after the acquire was sent (the server answered it later), and
         // maybe later still if other operations were answered since
         expired(client, pool.name(), Math.max(aliveAt, invoked + 1), out);

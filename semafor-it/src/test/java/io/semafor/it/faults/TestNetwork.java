@@ -54,14 +54,14 @@ final class TestNetwork implements AutoCloseable {
    */
   static @org.jspecify.annotations.Nullable String unavailableBecause() {
     if (!"root".equals(System.getProperty("user.name"))) {
-      return "the fault harness needs root (network namespaces, iptables); running as "
+      return "the fault harness needs root (network namespaces, iptables, tmpfs, ptrace); running as "
           + System.getProperty("user.name");
     }
-    for (String command : List.of("ip", "iptables")) {
+    for (String command : List.of("ip", "iptables", "strace", "mount", "fallocate")) {
       if (!onPath(command)) {
         return "the fault harness needs the '"
             + command
-            + "' command (Debian: apt-get install -y iproute2 iptables)";
+            + "' command (Debian: apt-get install -y iproute2 iptables strace util-linux)";
       }
     }
     return null;
@@ -156,6 +156,29 @@ final class TestNetwork implements AutoCloseable {
   /** The command prefix that runs a program inside {@code host}'s namespace. */
   static List<String> in(Host host) {
     return List.of("ip", "netns", "exec", host.namespace());
+  }
+
+  /**
+   * The command that runs {@code mainClass} of the test class path in a JVM of its own inside
+   * {@code host}'s namespace, with a heap of {@code heapMb}. C1 only and the serial collector: a
+   * dozen such JVMs share two cores, and what the harness checks is correctness, not speed.
+   */
+  static List<String> javaIn(Host host, int heapMb, Class<?> mainClass, List<String> args) {
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> command = new ArrayList<>(in(host));
+    command.addAll(
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx" + heapMb + "m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
+            "-cp",
+            classpath,
+            mainClass.getName()));
+    command.addAll(args);
+    return command;
   }
 
   /** Runs a command inside {@code host}'s namespace and waits for it; fails if it fails. */
