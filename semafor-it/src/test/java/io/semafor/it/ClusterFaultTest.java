@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.it.faults.SyncFaults;
 import io.semafor.server.Main;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -212,22 +213,7 @@ class ClusterFaultTest {
       int follower = (leader() + 1) % 3;
       Process victim = nodes.get(follower);
       // every fsync of the follower's JVM fails with EIO, as a failing disk's would
-      Process strace =
-          new ProcessBuilder(
-                  "strace",
-                  "-f",
-                  "-qq",
-                  "-o",
-                  "/dev/null",
-                  "-e",
-                  "trace=fsync,fdatasync",
-                  "-e",
-                  "inject=fsync,fdatasync:error=EIO",
-                  "-p",
-                  Long.toString(victim.pid()))
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("strace.log").toFile())
-              .start();
+      Process strace = SyncFaults.failWithEio(victim.pid(), dir.resolve("strace.log"));
       try {
         long added = 0;
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -242,13 +228,7 @@ class ClusterFaultTest {
           added++;
         }
 
-        nodes.set(follower, startNode(follower));
-
-        long commit = clusterNumber(leader(), "commitIndex");
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+        restartAndAwaitCaughtUp(follower);
         assertThat(counter.value()).isEqualTo(added);
       } finally {
         strace.destroyForcibly();
@@ -284,15 +264,19 @@ class ClusterFaultTest {
       assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the follower stopped").isTrue();
       assertThat(victim.exitValue()).isEqualTo(Main.EXIT_LOG_FAILED);
 
-      nodes.set(follower, startNode(follower));
-
-      long commit = clusterNumber(leader(), "commitIndex");
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+      restartAndAwaitCaughtUp(follower);
       assertThat(counter.value()).isEqualTo(added);
     }
+  }
+
+  /** Starts node {@code i} again and waits until it has applied what the leader has committed. */
+  private void restartAndAwaitCaughtUp(int i) throws Exception {
+    nodes.set(i, startNode(i));
+    long commit = clusterNumber(leader(), "commitIndex");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> clusterNumber(i, "appliedIndex") >= commit);
   }
 
   /** A number in node {@code i}'s {@code /cluster} status; -1 if it does not answer. */

@@ -91,39 +91,26 @@ final class NodeDisk implements AutoCloseable {
 
   /** Every fsync and fdatasync of process {@code pid} fails with EIO until {@link #untrace}. */
   void failSyncs(long pid) {
-    trace(pid, "error=EIO");
+    untrace();
+    try {
+      tracer = SyncFaults.failWithEio(pid, traceLog());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Every fsync and fdatasync of process {@code pid} first waits {@code millis}. */
   void slowSyncs(long pid, long millis) {
-    trace(pid, "delay_enter=" + TimeUnit.MILLISECONDS.toMicros(millis));
-  }
-
-  private void trace(long pid, String injection) {
     untrace();
-    List<String> command =
-        List.of(
-            "strace",
-            "-f", // with -p: every thread of the process, and the threads it starts
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=fsync,fdatasync",
-            "-e",
-            "inject=fsync,fdatasync:" + injection,
-            "-p",
-            Long.toString(pid));
     try {
-      tracer =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(
-                  ProcessBuilder.Redirect.appendTo(dir.resolveSibling("strace.log").toFile()))
-              .start();
+      tracer = SyncFaults.delay(pid, TimeUnit.MILLISECONDS.toMicros(millis), traceLog());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private Path traceLog() {
+    return dir.resolveSibling("strace.log");
   }
 
   /** Detaches the tracer: syncs behave again. */
