@@ -237,14 +237,14 @@ class ClusterFaultTest {
   }
 
   /**
-   * Ratis closes its server after a JVM pause longer than {@code raft.server.close.threshold} (60
-   * s), which left the process up with no Raft member in it. Now the node stops (exit 74) and, once
-   * started again, catches up. Takes over a minute: runs with {@code -Dfaults.long=true} ({@code
-   * -Pfaults}).
+   * By default Ratis closes its server after a JVM pause longer than {@code
+   * raft.server.close.threshold} (60 s), which left the process up with no Raft member in it. The
+   * threshold is now beyond any pause: a follower frozen for 65 s rejoins by itself and catches up.
+   * Takes over a minute: runs with {@code -Dfaults.long=true} ({@code -Pfaults}).
    */
   @Test
   @Timeout(value = 300, unit = TimeUnit.SECONDS)
-  void aNodeFrozenPastRatisCloseThresholdStopsAndCatchesUpWhenStartedAgain() throws Exception {
+  void aFollowerFrozenPastRatisCloseThresholdRejoinsAndCatchesUp() throws Exception {
     Assumptions.assumeTrue(Boolean.getBoolean("faults.long"), "a 65 s pause: -Dfaults.long=true");
     startCluster();
     try (SemaforClient client = client()) {
@@ -261,10 +261,12 @@ class ClusterFaultTest {
         Thread.sleep(50);
       }
       signal("CONT", victim.pid());
-      assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the follower stopped").isTrue();
-      assertThat(victim.exitValue()).isEqualTo(Main.EXIT_LOG_FAILED);
-
-      restartAndAwaitCaughtUp(follower);
+      long commit = clusterNumber(leader(), "commitIndex");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+      assertThat(victim.isAlive()).as("the follower is still the same process").isTrue();
       assertThat(counter.value()).isEqualTo(added);
     }
   }

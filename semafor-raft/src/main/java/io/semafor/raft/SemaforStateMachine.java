@@ -77,9 +77,6 @@ final class SemaforStateMachine extends BaseStateMachine
 
     /** This node's Raft log failed to write {@code entry} (null if unknown). */
     void logFailed(Throwable cause, @Nullable LogEntryProto entry);
-
-    /** The Raft server closed this state machine: asked to by the owner, or by itself. */
-    void stateMachineClosed();
   }
 
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
@@ -313,17 +310,6 @@ final class SemaforStateMachine extends BaseStateMachine
   @Override
   public void notifyLogFailed(Throwable cause, @Nullable LogEntryProto failedEntry) {
     owner.logFailed(cause, failedEntry);
-  }
-
-  /**
-   * Ratis closes the state machine when its server closes: when the owner closes it, and also by
-   * itself, after a JVM pause longer than {@code raft.server.close.threshold} (60 s), leaving the
-   * process up with no Raft member in it. The owner tells which.
-   */
-  @Override
-  public void close() throws IOException {
-    super.close();
-    owner.stateMachineClosed();
   }
 
   @Override

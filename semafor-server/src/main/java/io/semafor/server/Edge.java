@@ -45,14 +45,15 @@ final class Edge implements ApplyListener {
    */
   private boolean continueAfterFlush;
 
-  /**
-   * An edge that calls {@code dropClients} with the leader's address when this node stops leading,
-   * and {@code propose} for commands it proposes itself (after the current batch, from another
-   * thread, and only while this node leads).
-   */
   /** Told what failed when the replicator cannot go on ({@link #failed(String, Throwable)}). */
   private final Consumer<String> failed;
 
+  /**
+   * An edge that calls {@code dropClients} with the leader's address when this node stops leading,
+   * and {@code propose} for commands it proposes itself (after the current batch, from another
+   * thread, and only while this node leads), and {@code failed} with what failed if the replicator
+   * cannot go on.
+   */
   Edge(
       Sessions sessions,
       Timers timers,

@@ -155,9 +155,12 @@ public final class Main implements Callable<Integer> {
         .thenAccept(
             what -> {
               // fail-stop: a node whose log cannot be trusted stops; a supervisor starts it again
-              // and it recovers from its disk and the other members (decision 0032)
+              // and it recovers from its disk and the other members (decision 0032). The exit runs
+              // on a thread of its own: this one is Ratis's, which the shutdown hook's close of the
+              // Raft server waits for.
               log.error("stopping: {}. Start this node again once its disk is healthy.", what);
-              System.exit(EXIT_LOG_FAILED);
+              Thread exit = new Thread(() -> System.exit(EXIT_LOG_FAILED), "semafor-fail-stop");
+              exit.start();
             });
     stopped.await();
   }

@@ -162,6 +162,10 @@ class AuditedOutcomeTest {
                     .setSessionId(first.sessionId)
                     .setSessionSecret(first.sessionSecret));
         assertThat(resumed.getResumed()).isTrue();
+        // the server sends the Welcome before it attaches the session to this connection; an
+        // answer to a request sent here comes after the attach (same event loop, in order)
+        second.call(
+            Request.newBuilder().setCreate(Create.newBuilder().setName(name("z")).setInitial(1)));
         heldDeletes.get(0).run(); // applied now: the answer goes where the session is
         Response answer = nextResponse(second);
         assertThat(answer.getId()).isEqualTo(id);

@@ -197,6 +197,9 @@ final class Dialer<H extends Dialer.Handshake> {
               round.offer(address, attempt.run(address));
             } catch (IOException | RuntimeException e) {
               round.failed(address, e);
+            } catch (Throwable e) { // an Error too must end the attempt, or the round waits on it
+              round.failed(address, new IOException("connecting failed: " + e, e));
+              throw e;
             }
           });
     } catch (RejectedExecutionException e) {

@@ -235,7 +235,12 @@ public final class Link implements AutoCloseable {
       }
       Dialer.Failed<Opened> failed = (Dialer.Failed<Opened>) outcome;
       anyAnswered |= failed.anyAnswered();
-      if (!anyAnswered || System.nanoTime() - deadline >= 0) {
+      // a refusal (bad credentials, a TTL out of bounds, a full quota) will not change by itself;
+      // an interrupted caller wants out
+      if (!anyAnswered
+          || failed.refusal() != null
+          || Thread.currentThread().isInterrupted()
+          || System.nanoTime() - deadline >= 0) {
         link.dialing.shutdownNow();
         throw whyNot(config, failed);
       }
@@ -271,7 +276,7 @@ public final class Link implements AutoCloseable {
     InetSocketAddress leader = preferred;
     if (leader != null) {
       preferred = null;
-      order.add(new InetSocketAddress(leader.getHostString(), leader.getPort()));
+      order.add(leader);
     }
     List<InetSocketAddress> all = config.addresses();
     int first = Math.floorMod(addressIndex++, all.size());
@@ -645,7 +650,9 @@ public final class Link implements AutoCloseable {
       return null;
     }
     try {
-      return new InetSocketAddress(
+      // unresolved: a name is looked up by the attempt that connects to it, not here (this runs on
+      // the reader thread too)
+      return InetSocketAddress.createUnresolved(
           hint.substring(0, colon), Integer.parseInt(hint.substring(colon + 1)));
     } catch (IllegalArgumentException ignored) {
       return null; // a hint we cannot use: the addresses are tried in turn instead
@@ -680,7 +687,11 @@ public final class Link implements AutoCloseable {
   private Opened handshake(
       InetSocketAddress address, long resume, ClientFrame resumeHello, ClientFrame newHello)
       throws IOException {
-    Wire w = Wire.connect(address, config.connectTimeout(), config.tls(), config.verifyHostname());
+    InetSocketAddress target =
+        address.isUnresolved()
+            ? new InetSocketAddress(address.getHostString(), address.getPort()) // looks it up
+            : address;
+    Wire w = Wire.connect(target, config.connectTimeout(), config.tls(), config.verifyHostname());
     try {
       Welcome welcome = hello(w, resumeHello);
       boolean resumeExpired = false;
@@ -953,6 +964,10 @@ public final class Link implements AutoCloseable {
       long resume = expiredSessionId == sessionId ? 0 : sessionId;
       Dialer.Outcome<Opened> outcome = dial(resume);
       boolean electing = false;
+      if (outcome instanceof Dialer.Connected<Opened> connected && closed) {
+        connected.handshake().abandon(); // closed while connecting: nobody would close this one
+        return;
+      }
       if (outcome instanceof Dialer.Connected<Opened> connected) {
         Opened opened = connected.handshake();
         take(opened, resume);
