@@ -112,13 +112,7 @@ class ClusterFaultTest {
   private int leaderOrMinusOne() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       try {
-        String body =
-            http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + "/health"))
-                        .timeout(Duration.ofSeconds(2))
-                        .build(),
-                    HttpResponse.BodyHandlers.ofString())
-                .body();
+        String body = adminGet(i, "/health");
         if (nodes.get(i).isAlive() && body.contains("\"role\":\"leader\"")) {
           return i;
         }
@@ -281,16 +275,20 @@ class ClusterFaultTest {
         .until(() -> clusterNumber(i, "appliedIndex") >= commit);
   }
 
+  /** The body of node {@code i}'s admin endpoint {@code path}, waiting at most 2 s. */
+  private String adminGet(int i, String path) throws IOException, InterruptedException {
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + path))
+                .timeout(Duration.ofSeconds(2))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   /** A number in node {@code i}'s {@code /cluster} status; -1 if it does not answer. */
   private long clusterNumber(int i, String key) throws InterruptedException {
     try {
-      String body =
-          http.send(
-                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + "/cluster"))
-                      .timeout(Duration.ofSeconds(2))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
+      String body = adminGet(i, "/cluster");
       var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).get(key);
       return value == null ? -1 : value.asLong();
     } catch (IOException e) {
