@@ -15,6 +15,17 @@ public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
 
   public static void main(String[] args) throws InterruptedException {
+    try {
+      run(args);
+    } catch (RuntimeException e) {
+      // a node that cannot start must end, as `semafor server` does: Ratis's and Netty's threads
+      // would otherwise keep this JVM up with no member in it
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws InterruptedException {
     ClusterConfig given =
         ClusterConfig.of(
             args[0],

@@ -14,10 +14,13 @@ import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -120,6 +123,7 @@ final class SemaforStateMachine extends BaseStateMachine
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
+    removeUnfinishedSnapshots(storage.getSnapshotFile(0, 0).getParentFile());
     load(storage.loadLatestSnapshot());
   }
 
@@ -250,10 +254,7 @@ final class SemaforStateMachine extends BaseStateMachine
         return -1;
       }
       File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-      try (OutputStream raw = Files.newOutputStream(file.toPath());
-          DataOutputStream out = new DataOutputStream(new BufferedOutputStream(raw, 1 << 16))) {
-        machine.writeSnapshot(out);
-      }
+      writeWhole(file.toPath());
       MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
       SingleFileSnapshotInfo written =
           new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last);
@@ -263,6 +264,66 @@ final class SemaforStateMachine extends BaseStateMachine
       return last.getIndex();
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** The prefix of a snapshot being written: Ratis's snapshot name pattern never matches it. */
+  private static final String WRITING = "writing.";
+
+  /**
+   * Writes the machine's snapshot to {@code target} whole or not at all: to a file of another name,
+   * synced, then renamed over it and the directory synced. Written in place, a write that failed (a
+   * full disk) left a truncated file under the snapshot's name, which Ratis took for the latest
+   * snapshot at the next start, which then failed for good (EOFException; found by the fault
+   * harness). On failure the partial file is deleted and the exception thrown.
+   */
+  private void writeWhole(Path target) throws IOException {
+    Path writing = target.resolveSibling(WRITING + target.getFileName());
+    try {
+      try (FileChannel channel =
+              FileChannel.open(
+                  writing,
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.TRUNCATE_EXISTING,
+                  StandardOpenOption.WRITE);
+          DataOutputStream out =
+              new DataOutputStream(
+                  new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16))) {
+        machine.writeSnapshot(out);
+        out.flush();
+        channel.force(true);
+      }
+      Files.move(writing, target, StandardCopyOption.ATOMIC_MOVE);
+      syncDirectory(target.getParent());
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(writing);
+      throw e;
+    }
+  }
+
+  /** Makes a rename in {@code dir} durable (Linux: fsync on the directory). */
+  private static void syncDirectory(@Nullable Path dir) throws IOException {
+    if (dir == null) {
+      return;
+    }
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException e) {
+      // some file systems refuse to open a directory for syncing; the rename is then as durable
+      // as they make it
+      log.debug("cannot sync directory {}: {}", dir, e.getMessage());
+    }
+  }
+
+  /** Deletes snapshots left half-written by a crash or a failed write ({@link #writeWhole}). */
+  private static void removeUnfinishedSnapshots(@Nullable File dir) throws IOException {
+    if (dir == null || !dir.isDirectory()) {
+      return;
+    }
+    try (var files = Files.list(dir.toPath())) {
+      for (Path p : files.filter(f -> f.getFileName().toString().startsWith(WRITING)).toList()) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 
