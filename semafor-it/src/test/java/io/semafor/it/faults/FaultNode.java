@@ -102,17 +102,41 @@ final class FaultNode implements AutoCloseable {
                 durability,
                 Long.toString(SNAPSHOT_EVERY),
                 Long.toString(SEGMENT_BYTES)));
+    Process running = process;
+    if (running != null && running.isAlive()) {
+      // two JVMs of one node would fight over its ports and data directory
+      throw new IllegalStateException(id + " is already running as pid " + running.pid());
+    }
     try {
       Files.createDirectories(dir);
       disk.mount();
-      process =
+      Process started =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("node.log").toFile()))
               .start();
+      process = started;
       stopped = false;
+      note("started pid " + started.pid());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Adds what the harness did to the node to its log, with the time, so that a node's log tells
+   * which of its JVMs wrote what.
+   */
+  private void note(String what) {
+    try {
+      Files.writeString(
+          dir.resolve("node.log"),
+          "[harness] " + java.time.Instant.now() + " " + id + ": " + what + "\n",
+          java.nio.charset.StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // the note only helps reading the log
     }
   }
 
@@ -127,6 +151,7 @@ final class FaultNode implements AutoCloseable {
     if (p != null && p.isAlive()) {
       p.destroyForcibly();
       waitGone(p);
+      note("killed pid " + p.pid() + " (SIGKILL)");
     }
     stopped = false;
   }
@@ -149,6 +174,7 @@ final class FaultNode implements AutoCloseable {
     Process p = process;
     if (p != null && p.isAlive()) {
       TestNetwork.run("kill", "-" + name, Long.toString(p.pid()));
+      note("SIG" + name + " to pid " + p.pid());
     }
   }
 
