@@ -255,11 +255,7 @@ class ClusterFaultTest {
         Thread.sleep(50);
       }
       signal("CONT", victim.pid());
-      long commit = clusterNumber(leader(), "commitIndex");
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> clusterNumber(follower, "appliedIndex") >= commit);
+      awaitCaughtUp(follower);
       assertThat(victim.isAlive()).as("the follower is still the same process").isTrue();
       assertThat(counter.value()).isEqualTo(added);
     }
@@ -268,6 +264,11 @@ class ClusterFaultTest {
   /** Starts node {@code i} again and waits until it has applied what the leader has committed. */
   private void restartAndAwaitCaughtUp(int i) throws Exception {
     nodes.set(i, startNode(i));
+    awaitCaughtUp(i);
+  }
+
+  /** Waits until node {@code i} has applied what the leader has committed now. */
+  private void awaitCaughtUp(int i) throws Exception {
     long commit = clusterNumber(leader(), "commitIndex");
     await()
         .atMost(Duration.ofSeconds(60))
