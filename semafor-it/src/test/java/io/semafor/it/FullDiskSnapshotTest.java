@@ -5,13 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
-import java.io.IOException;
+import io.semafor.it.faults.NodeDisk;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FullDiskSnapshotTest {
   @TempDir Path dir;
 
-  private final List<Path> mounted = new ArrayList<>();
+  private final List<NodeDisk> disks = new ArrayList<>();
 
   @Test
   void aFollowerWhoseSnapshotsFailedOnAFullDiskStartsAgainAndCatchesUp() throws Exception {
@@ -44,17 +43,14 @@ class FullDiskSnapshotTest {
         NamedSemaphore counter = client.semaphore("counter");
         counter.create(0);
         int follower = (cluster.awaitLeader() + 1) % 3;
-        Path filler = cluster.dataDir(follower).resolve("filler");
-        run("sh", "-c", "fallocate -l 16m " + filler + " 2>/dev/null; true");
-        run("sh", "-c", "dd if=/dev/zero of=" + filler + ".tail bs=4k 2>/dev/null; true");
+        disks.get(follower).fill();
         long added = 0;
         for (int i = 0; i < 300; i++) { // several snapshots' worth: each fails on the follower
           counter.increment(1);
           added++;
         }
         cluster.stopNode(follower);
-        Files.delete(filler);
-        Files.delete(Path.of(filler + ".tail"));
+        disks.get(follower).unfill();
 
         cluster.startNode(follower);
 
@@ -65,21 +61,15 @@ class FullDiskSnapshotTest {
         assertThat(counter.value()).isEqualTo(added);
       }
     } finally {
-      for (Path p : mounted) {
-        run("umount", "-l", p.toString());
+      for (NodeDisk d : disks) {
+        d.close();
       }
     }
   }
 
-  private void mountSmallDisk(Path p) throws IOException, InterruptedException {
-    Files.createDirectories(p);
-    run("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", p.toString());
-    mounted.add(p);
-  }
-
-  private static void run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
-    assertThat(p.exitValue()).as(String.join(" ", command)).isZero();
+  private void mountSmallDisk(Path p) {
+    NodeDisk disk = new NodeDisk(p);
+    disk.mount();
+    disks.add(disk);
   }
 }

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * root, {@code mount} and, for the fsync faults, {@code strace}. Not thread-safe: the harness
  * drives it.
  */
-final class NodeDisk implements AutoCloseable {
+public final class NodeDisk implements AutoCloseable {
   /** Size of each node's tmpfs: tens of runs' worth of log, and little to fill. */
   static final String SIZE = "64m";
 
@@ -35,7 +35,7 @@ final class NodeDisk implements AutoCloseable {
   private @Nullable Process tracer;
 
   /** The disk under {@code dir} (the node's data directory), not mounted yet. */
-  NodeDisk(Path dir) {
+  public NodeDisk(Path dir) {
     this.dir = dir.toAbsolutePath();
   }
 
@@ -44,7 +44,7 @@ final class NodeDisk implements AutoCloseable {
   }
 
   /** Mounts the tmpfs on the data directory, if not yet; its content lives as long as the mount. */
-  void mount() {
+  public void mount() {
     if (mounted) {
       return;
     }
@@ -71,14 +71,14 @@ final class NodeDisk implements AutoCloseable {
   }
 
   /** Fills the disk to the last byte: every write the node makes then fails with ENOSPC. */
-  void fill() {
+  public void fill() {
     // fallocate takes what is free in one call; a second file catches the last partial block
     TestNetwork.run("sh", "-c", "fallocate -l " + SIZE + " " + filler() + " 2>/dev/null; true");
     TestNetwork.run("sh", "-c", "dd if=/dev/zero of=" + filler() + ".tail bs=4k 2>/dev/null; true");
   }
 
   /** Frees what {@link #fill} took. */
-  void unfill() {
+  public void unfill() {
     try {
       Files.deleteIfExists(filler());
       Files.deleteIfExists(Path.of(filler() + ".tail"));
