@@ -55,10 +55,25 @@ enum Fault {
    * of it only when it wakes (etcd's lock lost during a wait, #11456). Fencing tokens are what keep
    * such a holder from doing harm; the checks hold the history to exactly that.
    */
-  FREEZE_CLIENT(false);
+  FREEZE_CLIENT(false),
+  /**
+   * The wall clock of a node at random (the leader or a follower) jumps an hour forward or back,
+   * and back to the true time when the fault ends ({@link NodeClock}: the monotonic clock, which
+   * Semafor and Ratis time with, is not touched). Nothing may notice: no session or lease may end
+   * early or late, no election follow.
+   */
+  CLOCK_JUMP(false),
+  /**
+   * The wall clock of a node at random runs twice as fast or half as fast (jumping as libfaketime
+   * sets the rate), back to the true time when the fault ends.
+   */
+  CLOCK_RATE(false);
 
   /** Client 1's session TTL in a run that may freeze it: shorter than a fault lasts. */
   static final java.time.Duration FROZEN_CLIENT_TTL = java.time.Duration.ofSeconds(2);
+
+  /** How far {@link #CLOCK_JUMP} moves a wall clock: an hour, as Jepsen's clock nemesis bumps. */
+  static final long CLOCK_JUMP_SECONDS = 3600;
 
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;
@@ -197,6 +212,21 @@ enum Fault {
         return () -> {
           TestNetwork.quietly("kill", "-CONT", Long.toString(frozen.pid())); // may have ended
         };
+      }
+      case CLOCK_JUMP -> {
+        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
+        long seconds = random.nextBoolean() ? CLOCK_JUMP_SECONDS : -CLOCK_JUMP_SECONDS;
+        victim.clock().jump(seconds);
+        said.append(victim.id()).append("'s wall clock ").append(seconds > 0 ? "+" : "-");
+        said.append("1 h");
+        return victim.clock()::reset;
+      }
+      case CLOCK_RATE -> {
+        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
+        double rate = random.nextBoolean() ? 2.0 : 0.5;
+        victim.clock().rate(rate);
+        said.append(victim.id()).append("'s wall clock at x").append(rate);
+        return victim.clock()::reset;
       }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));

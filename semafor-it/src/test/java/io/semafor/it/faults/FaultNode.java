@@ -42,6 +42,7 @@ final class FaultNode implements AutoCloseable {
   private final Path dir;
   private final String durability;
   private final NodeDisk disk;
+  private final NodeClock clock;
   private @Nullable Process process;
   private boolean stopped;
 
@@ -56,6 +57,12 @@ final class FaultNode implements AutoCloseable {
     this.dir = dir;
     this.durability = durability;
     this.disk = new NodeDisk(dir.resolve("data"));
+    this.clock = new NodeClock(dir.resolve("clock"));
+  }
+
+  /** Its wall clock (libfaketime's settings file), for the clock nemeses. */
+  NodeClock clock() {
+    return clock;
   }
 
   /** Its data directory's disk (a tmpfs of its own), for the disk nemeses. */
@@ -92,6 +99,7 @@ final class FaultNode implements AutoCloseable {
     List<String> command =
         TestNetwork.javaIn(
             host,
+            clock.envCommand(),
             256,
             ClusterNodeProcess.class,
             List.of(

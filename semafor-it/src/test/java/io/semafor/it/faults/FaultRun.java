@@ -141,6 +141,7 @@ final class FaultRun {
         Map<String, List<String>> violations = new LinkedHashMap<>();
         violations.put("clients that failed", clientsFailed);
         violations.put("nodes not back after the faults", notBack);
+        violations.put("sessions expired while kept alive", sessionsLost(s));
         violations.putAll(check(ops, finals));
         violations.put(NOT_A_VIOLATION + "never connected", unavailable);
         return new Outcome(s, countByKind(ops), applied, violations);
@@ -373,6 +374,32 @@ final class FaultRun {
       }
     }
     return failed;
+  }
+
+  /**
+   * The clients whose session expired although their process kept it alive: every client but the
+   * one a run may freeze past its TTL on purpose ({@link Fault#FREEZE_CLIENT}). Their TTL is longer
+   * than any fault, and the server measures silence on a clock that stops while it cannot listen,
+   * so no partition, kill, pause or clock jump of the servers may end one.
+   */
+  private static List<String> sessionsLost(Settings s) throws IOException {
+    List<String> lost = new ArrayList<>();
+    for (int c = 1; c <= s.clients(); c++) {
+      if (sessionTtl(c, s).compareTo(FaultWorker.SESSION_TTL) < 0) {
+        continue; // frozen past its TTL on purpose
+      }
+      Path log = s.dir().resolve("client-" + c + ".log");
+      if (!Files.exists(log)) {
+        continue;
+      }
+      try (var lines = Files.lines(log)) {
+        long count = lines.filter(l -> l.startsWith(FaultWorker.SESSION_LOST)).count();
+        if (count > 0) {
+          lost.add("client " + c + " lost its session " + count + " time(s) (" + log + ")");
+        }
+      }
+    }
+    return lost;
   }
 
   /**

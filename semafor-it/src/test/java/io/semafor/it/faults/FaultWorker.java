@@ -1,10 +1,12 @@
 package io.semafor.it.faults;
 
 import io.semafor.client.ErrorCode;
+import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.client.Semop;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -61,13 +63,19 @@ public final class FaultWorker {
       System.exit(NEVER_CONNECTED);
       return;
     }
+    // the harness counts these lines: a session may expire only where the run meant it to
+    c.onSessionLost(() -> System.out.println(SESSION_LOST + " at " + System.nanoTime()));
     try (OpLog.Writer out = OpLog.Writer.open(log);
         c) {
       while (System.nanoTime() < end) {
         double roll = random.nextDouble();
         NamedSemaphore pool = c.semaphore(pools.get(random.nextInt(pools.size())));
-        if (roll < 0.7) {
+        if (roll < 0.5) {
           acquireHoldRelease(client, c, pool, holdNanos, out);
+        } else if (roll < 0.6) {
+          leaseRenewRelease(client, pool, holdNanos, out);
+        } else if (roll < 0.7 && pools.size() > 1) {
+          semopHoldRelease(client, c, pools, holdNanos, out);
         } else if (roll < 0.9) {
           increment(client, c.semaphore(counter), out);
         } else {
@@ -77,6 +85,15 @@ public final class FaultWorker {
     }
     System.out.println("done");
   }
+
+  /** The line a client prints when it learns that its session expired. */
+  static final String SESSION_LOST = "SESSION LOST";
+
+  /**
+   * A lease's TTL: a few hold times, so that a lease held through a fault (its renewal or release
+   * cut off) ends by itself within the run, and the holds show it.
+   */
+  static final Duration LEASE_TTL = Duration.ofSeconds(1);
 
   /** The exit status of a client that could not connect during the whole run. */
   static final int NEVER_CONNECTED = 3;
@@ -163,6 +180,22 @@ public final class FaultWorker {
             permit.token(),
             permit.sequence()));
     TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
+    release(client, c, pool, session, invoked, out);
+  }
+
+  /**
+   * Gives back one owned permit of {@code pool}, taken on {@code session} by an op invoked at
+   * {@code acquireInvoked}, and records how that went (a session that expired meanwhile gave it
+   * back).
+   */
+  private static void release(
+      int client,
+      SemaforClient c,
+      NamedSemaphore pool,
+      long session,
+      long acquireInvoked,
+      OpLog.Writer out)
+      throws java.io.IOException {
     long releaseInvoked = System.nanoTime();
     Op.Outcome outcome = Op.Outcome.OK;
     try {
@@ -176,7 +209,7 @@ public final class FaultWorker {
         // INVALID_ARGUMENT if it went out on the new session, which owns nothing
         // alive certainly just after the acquire was sent (the server answered it later), and
         // maybe later still if other operations were answered since
-        expired(client, pool.name(), Math.max(aliveAt, invoked + 1), out);
+        expired(client, pool.name(), Math.max(aliveAt, acquireInvoked + 1), out);
         return;
       }
       outcome = outcomeOf(e);
@@ -185,6 +218,161 @@ public final class FaultWorker {
       aliveAt = releaseInvoked;
     }
     out.append(Op.release(client, pool.name(), 1, releaseInvoked, System.nanoTime(), outcome));
+  }
+
+  /**
+   * Takes a permit of {@code pool} as a lease of {@link #LEASE_TTL}, renews it halfway through the
+   * hold, and releases it. A lease outlives its session: it ends by its release or, if that never
+   * arrives, by itself, {@link #LEASE_TTL} after it was last granted or renewed. So:
+   *
+   * <ul>
+   *   <li>a lease found gone (the renewal says NOT_FOUND, the release says it was not there) ended
+   *       by itself at some moment between when it was certainly still promised — the invocation of
+   *       its last successful grant or renewal plus the TTL, if that is already past — and now: an
+   *       OK release over that window (if it ended sooner than promised, someone else's grant
+   *       overlaps the hold and the capacity check fails);
+   *   <li>a release or renewal whose answer never came still leaves the lease ending once, by the
+   *       release or by itself, at some moment after it was sent: an OK release that completes
+   *       {@link #NEVER}, so the model must place it but may place it anywhere after;
+   *   <li>a grant whose answer never came may or may not have taken a permit; if it did, the lease
+   *       ends by itself: an UNKNOWN release from the same moment stands for that.
+   * </ul>
+   */
+  private static void leaseRenewRelease(
+      int client, NamedSemaphore pool, long holdNanos, OpLog.Writer out)
+      throws InterruptedException, java.io.IOException {
+    long ttl = LEASE_TTL.toNanos();
+    long invoked = System.nanoTime();
+    Lease lease;
+    try {
+      lease = pool.acquireLease(1, LEASE_TTL, ACQUIRE_TIMEOUT);
+    } catch (SemaforException e) {
+      Op.Outcome outcome = outcomeOf(e);
+      out.append(Op.acquire(client, pool.name(), 1, invoked, System.nanoTime(), outcome, -1, -1));
+      if (outcome == Op.Outcome.UNKNOWN) {
+        out.append(Op.release(client, pool.name(), 1, invoked, NEVER, Op.Outcome.UNKNOWN));
+      }
+      return;
+    }
+    long returned = System.nanoTime();
+    if (lease == null) {
+      out.append(Op.acquire(client, pool.name(), 1, invoked, returned, Op.Outcome.FAILED, -1, -1));
+      return;
+    }
+    out.append(
+        Op.acquire(
+            client,
+            pool.name(),
+            1,
+            invoked,
+            returned,
+            Op.Outcome.OK,
+            lease.token(),
+            lease.sequence()));
+    long promisedFrom = invoked; // the lease lasts at least ttl from here
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos / 2 - System.nanoTime()));
+    long renewInvoked = System.nanoTime();
+    try {
+      lease.renew(LEASE_TTL);
+      promisedFrom = renewInvoked;
+    } catch (SemaforException e) {
+      if (e.code() == ErrorCode.NOT_FOUND) {
+        endedByItself(client, pool.name(), promisedFrom + ttl, out);
+        return;
+      }
+      if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
+        throw e;
+      }
+      // the renewal may have landed (the lease outlives the session, whose expiry only cut the
+      // call short): the lease ends some time from now on, once
+      out.append(Op.release(client, pool.name(), 1, renewInvoked, NEVER, Op.Outcome.OK));
+      return;
+    }
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
+    long releaseInvoked = System.nanoTime();
+    boolean released;
+    try {
+      released = lease.release();
+    } catch (SemaforException e) {
+      if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
+        throw e;
+      }
+      out.append(Op.release(client, pool.name(), 1, releaseInvoked, NEVER, Op.Outcome.OK));
+      return;
+    }
+    if (released) {
+      out.append(
+          Op.release(client, pool.name(), 1, releaseInvoked, System.nanoTime(), Op.Outcome.OK));
+    } else {
+      endedByItself(client, pool.name(), promisedFrom + ttl, out);
+    }
+  }
+
+  /**
+   * A completion time for an op that certainly takes effect, once, at a moment no client can bound:
+   * later than any real time of the run.
+   */
+  static final long NEVER = Long.MAX_VALUE - 1;
+
+  /**
+   * A lease found gone: it ended by itself, no sooner than {@code promisedUntil} if that has passed
+   * (sooner would break its promise: recorded as ending now, so an overlapping grant shows).
+   */
+  private static void endedByItself(int client, String pool, long promisedUntil, OpLog.Writer out)
+      throws java.io.IOException {
+    long now = System.nanoTime();
+    out.append(Op.release(client, pool, 1, Math.min(promisedUntil, now), now, Op.Outcome.OK));
+  }
+
+  /**
+   * One permit of every pool taken at once with an owned {@code semop} (all or nothing), held, and
+   * given back pool by pool. Recorded as one acquire per pool, all with the semop's invocation,
+   * completion, token and sequence, then each release as its own op.
+   */
+  private static void semopHoldRelease(
+      int client, SemaforClient c, List<String> pools, long holdNanos, OpLog.Writer out)
+      throws InterruptedException, java.io.IOException {
+    Semop semop = c.semop();
+    for (String pool : pools) {
+      semop.take(pool, 1).owned();
+    }
+    long invoked = System.nanoTime();
+    Semop.Result result;
+    try {
+      result = semop.execute(ACQUIRE_TIMEOUT);
+    } catch (SemaforException e) {
+      long failed = System.nanoTime();
+      for (String pool : pools) {
+        out.append(Op.acquire(client, pool, 1, invoked, failed, outcomeOf(e), -1, -1));
+        if (expired(e)) {
+          expired(client, pool, invoked, out);
+        }
+      }
+      return;
+    }
+    long returned = System.nanoTime();
+    aliveAt = invoked;
+    for (String pool : pools) {
+      out.append(
+          result.done()
+              ? Op.acquire(
+                  client,
+                  pool,
+                  1,
+                  invoked,
+                  returned,
+                  Op.Outcome.OK,
+                  result.token(),
+                  result.sequence())
+              : Op.acquire(client, pool, 1, invoked, returned, Op.Outcome.FAILED, -1, -1));
+    }
+    if (!result.done()) {
+      return;
+    }
+    TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
+    for (String pool : pools) {
+      release(client, c, c.semaphore(pool), c.sessionId(), invoked, out);
+    }
   }
 
   private static void increment(int client, NamedSemaphore counter, OpLog.Writer out)

@@ -64,6 +64,10 @@ final class TestNetwork implements AutoCloseable {
             + "' command (Debian: apt-get install -y iproute2 iptables strace util-linux)";
       }
     }
+    if (NodeClock.library() == null) {
+      return "the fault harness needs libfaketime for the clock faults (Debian: apt-get install -y"
+          + " faketime)";
+    }
     return null;
   }
 
@@ -164,9 +168,19 @@ final class TestNetwork implements AutoCloseable {
    * dozen such JVMs share two cores, and what the harness checks is correctness, not speed.
    */
   static List<String> javaIn(Host host, int heapMb, Class<?> mainClass, List<String> args) {
+    return javaIn(host, List.of(), heapMb, mainClass, args);
+  }
+
+  /**
+   * {@link #javaIn(Host, int, Class, List)} with {@code wrapper} (such as {@code env NAME=value})
+   * between entering the namespace and {@code java}.
+   */
+  static List<String> javaIn(
+      Host host, List<String> wrapper, int heapMb, Class<?> mainClass, List<String> args) {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>(in(host));
+    command.addAll(wrapper);
     command.addAll(
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
