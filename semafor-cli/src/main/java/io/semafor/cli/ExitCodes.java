@@ -30,5 +30,12 @@ final class ExitCodes {
   /** The operation timed out (BSD {@code EX_TEMPFAIL}; {@code flock -w -E 75} gives the same). */
   static final int TIMED_OUT = 75;
 
+  /**
+   * {@code server}: this node's data on disk is damaged (a snapshot that fails its digest), so it
+   * will not start from it; starting it again will not help (BSD {@code EX_DATAERR}; give it to
+   * systemd's {@code RestartPreventExitStatus}). docs/operations.md says what to do.
+   */
+  static final int DATA_DAMAGED = 65;
+
   private ExitCodes() {}
 }

@@ -1,6 +1,7 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforException;
+import io.semafor.raft.CorruptSnapshotException;
 import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.ConfigDefaults;
 import java.io.PrintWriter;
@@ -117,6 +118,11 @@ public final class Main {
       err.println("semafor: " + e.getMessage());
       return ExitCodes.USAGE;
     }
+    if (command.getCommand() instanceof ServerCommand
+        && causedBy(e, CorruptSnapshotException.class)) {
+      err.println("semafor server: " + CommandLines.rootMessage(e));
+      return ExitCodes.DATA_DAMAGED;
+    }
     if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
           "semafor server: cannot listen on "
@@ -138,6 +144,15 @@ public final class Main {
       e.printStackTrace(err);
     }
     return ExitCodes.FAILED;
+  }
+
+  private static boolean causedBy(Throwable e, Class<? extends Throwable> kind) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (kind.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The exception's message without the code in front, which {@link #report} adds. */

@@ -216,7 +216,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * Starts this node's member of the group and returns at once; it serves once a leader is elected
    * ({@link #isLeader}).
    *
-   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound
+   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
+   *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
    */
   public static RaftReplicator start(
       ClusterConfig config, SemaphoreMachine machine, ApplyListener listener) {
@@ -229,7 +230,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * certificates from the same CA. A member whose certificate does not lead to it is refused in the
    * handshake, both ways, and so never joins.
    *
-   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound
+   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
+   *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
    */
   public static RaftReplicator start(
       ClusterConfig config,
@@ -244,6 +246,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
           ForkJoinPool.getCommonPoolParallelism());
     }
     try {
+      // before Ratis, which would log the failure with two stack traces of its own
+      SnapshotCheck.latestIsWhole(config.dataDir());
       return new RaftReplicator(config, machine, listener, tls);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Raft member " + config.nodeId(), e);
@@ -295,6 +299,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         .build();
   }
 
+  /** Snapshots a node keeps on disk: its latest and the one before. */
+  static final int SNAPSHOTS_KEPT = 2;
+
   private static RaftProperties serverProperties(ClusterConfig config) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
@@ -306,6 +313,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEvery());
+    // Ratis keeps every snapshot it ever took unless told otherwise (retention -1): each one is
+    // the whole state, so the data directory grew by a state's size at every snapshot, without
+    // end (found while testing corrupted snapshots). The newest two: the latest, and the one
+    // before it for an operator to inspect if the latest turns out damaged.
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, SNAPSHOTS_KEPT);
     // compact the log up to each snapshot: a follower too far behind is sent the snapshot
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotEvery()));

@@ -332,9 +332,15 @@ final class SemaforStateMachine extends BaseStateMachine
       return;
     }
     Path path = snapshot.getFile().getPath();
-    MD5Hash md5 = snapshot.getFile().getFileDigest();
-    if (md5 != null) {
-      MD5FileUtil.verifySavedMD5(path.toFile(), md5);
+    MD5Hash written = snapshot.getFile().getFileDigest();
+    if (written != null) {
+      // Ratis's MD5FileUtil.verifySavedMD5 compares the digest with the .md5 file it was read
+      // from, never with the data: a corrupted snapshot was loaded as if whole (found by the fault
+      // harness). Hash the data itself.
+      MD5Hash read = MD5FileUtil.computeMd5ForFile(path.toFile());
+      if (!written.equals(read)) {
+        throw new CorruptSnapshotException(path, written, read);
+      }
     }
     SemaphoreMachine restored;
     try (InputStream raw = Files.newInputStream(path);
