@@ -114,6 +114,36 @@ class CliTest {
   }
 
   @Test
+  void aClusterNodeWhoseSnapshotIsDamagedSaysSoInOneLineAndExitsWith65(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path data) throws Exception {
+    java.nio.file.Path sm = data.resolve("5e3af0a0-0000-4000-8000-5e3af0a00001").resolve("sm");
+    java.nio.file.Files.createDirectories(sm);
+    java.nio.file.Path snapshot = sm.resolve("snapshot.1_5");
+    java.nio.file.Files.writeString(snapshot, "the state as it was written");
+    org.apache.ratis.util.MD5FileUtil.computeAndSaveMd5ForFile(snapshot.toFile());
+    java.nio.file.Files.writeString(snapshot, "the state as the disk gives it back");
+
+    Finished f =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            data.toString(),
+            "--admin-port",
+            "-1");
+
+    assertThat(f.status()).isEqualTo(65);
+    assertThat(f.err().strip().lines())
+        .singleElement()
+        .asString()
+        .startsWith("semafor server: the snapshot " + snapshot + " is corrupt")
+        .contains("semafor cluster remove");
+  }
+
+  @Test
   void aServerOnAPortInUseSaysSoInOneLine() throws Exception {
     int busy = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
     Finished f =
