@@ -725,13 +725,70 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
                       .setServersInNewConf(next)
                       .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
                       .build());
-      if (!reply.isSuccess()) {
+      if (!reply.isSuccess() && !madeMeanwhile(next)) {
         throw new IllegalStateException("the cluster refused the change: " + reply.getException());
       }
     } catch (IOException e) {
-      throw new IllegalStateException("the membership change did not complete: " + e, e);
+      if (!madeMeanwhile(next)) {
+        throw new IllegalStateException("the membership change did not complete: " + e, e);
+      }
     }
     return next.stream().map(p -> p.getId().toString()).toList();
+  }
+
+  /**
+   * Whether the members are now {@code next}, as this node sees them within a moment: then the
+   * change was made, although the call that asked for it failed. Ratis's client sends a request
+   * again after an error; when the first one went through, the compare-and-set of the second finds
+   * the configuration already changed and fails, and the change was reported as failed while it had
+   * been made (found by the fault harness, REPLACE_MEMBER; the same happens to two callers asking
+   * for the same change). The same set of members is the same outcome, whoever made it.
+   */
+  private boolean madeMeanwhile(List<RaftPeer> next) {
+    java.util.Set<String> wanted = ids(next);
+    long deadline = System.nanoTime() + CONF_SETTLES.toNanos();
+    while (true) {
+      if (wanted.equals(committedMembers())) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+  }
+
+  /**
+   * The members' ids if this node knows its configuration to be committed and stable (not a joint
+   * configuration in the middle of a change); empty otherwise.
+   */
+  private java.util.Set<String> committedMembers() {
+    try {
+      RaftServer.Division division = server.getDivision(GROUP_ID);
+      org.apache.ratis.server.RaftConfiguration conf = division.getRaftConf();
+      boolean committed = conf.getLogEntryIndex() <= division.getRaftLog().getLastCommittedIndex();
+      return committed && conf.getPreviousPeers().isEmpty()
+          ? ids(new ArrayList<>(conf.getCurrentPeers()))
+          : java.util.Set.of();
+    } catch (IOException e) {
+      return java.util.Set.of();
+    }
+  }
+
+  /** How long a member may take to learn a configuration the leader committed. */
+  private static final java.time.Duration CONF_SETTLES = java.time.Duration.ofSeconds(3);
+
+  private static java.util.Set<String> ids(List<RaftPeer> peers) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (RaftPeer p : peers) {
+      ids.add(p.getId().toString());
+    }
+    return ids;
   }
 
   @Override
