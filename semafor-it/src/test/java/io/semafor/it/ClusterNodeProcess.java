@@ -8,8 +8,10 @@ import java.nio.file.Path;
 
 /**
  * One cluster node in its own process, for tests that kill or stop it. Args: nodeId peers dataDir
- * adminPort durability [snapshotEvery logSegmentBytes] (the last two to make snapshots, their
- * installs on lagging followers, and new segments happen within a short test).
+ * adminPort durability [snapshotEvery logSegmentBytes [join]] (the two numbers to make snapshots,
+ * their installs on lagging followers, and new segments happen within a short test; {@code join}
+ * for a node that joins a running cluster, as {@code semafor server --join}: {@code peers} then
+ * names only itself).
  */
 public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
@@ -44,7 +46,7 @@ public final class ClusterNodeProcess {
                 given.electionTimeoutMax(),
                 Long.parseLong(args[5]),
                 Long.parseLong(args[6]),
-                given.join());
+                args.length > 7 && args[7].equals("join"));
     ClusterConfig.Peer self = cluster.self();
     Main.run(
         ServerConfig.builder()

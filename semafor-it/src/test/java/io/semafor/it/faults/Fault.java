@@ -67,7 +67,19 @@ enum Fault {
    * The wall clock of a node at random runs twice as fast or half as fast (jumping as libfaketime
    * sets the rate), back to the true time when the fault ends.
    */
-  CLOCK_RATE(false);
+  CLOCK_RATE(false),
+  /**
+   * A membership change: a follower removed from the cluster (Raft reconfiguration, through the
+   * leader's admin endpoint, as {@code semafor cluster remove}), stopped and its disk emptied; when
+   * the fault ends a new member with another id, an empty directory and {@code --join} is started
+   * in its place and added ({@code semafor cluster add}). The cluster runs a member short
+   * meanwhile, and the faults that follow strike while the new member receives the leader's
+   * snapshot. What an operator does to replace a machine or a damaged disk (operations.md).
+   */
+  REPLACE_MEMBER(false);
+
+  /** How long the harness tries to add a replacement member while the cluster elects. */
+  static final java.time.Duration ADD_MEMBER_WITHIN = java.time.Duration.ofSeconds(30);
 
   /** Client 1's session TTL in a run that may freeze it: shorter than a fault lasts. */
   static final java.time.Duration FROZEN_CLIENT_TTL = java.time.Duration.ofSeconds(2);
@@ -228,16 +240,87 @@ enum Fault {
         said.append(victim.id()).append("'s wall clock at x").append(rate);
         return victim.clock()::reset;
       }
+      case REPLACE_MEMBER -> {
+        return replaceMember(nodes, currentLeader, random, said);
+      }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));
         victim.kill();
         var segment = victim.disk().tearTail(random, 64);
         said.append("power cut on ").append(victim.id());
-        said.append(segment.isPresent() ? ", its log's tail torn" : " (no open segment to tear)");
+        said.append(
+            segment.isPresent()
+                ? ", its log's tail torn"
+                : " (no record in its open segment to tear)");
         return victim::start;
       }
     }
     throw new AssertionError(this);
+  }
+
+  private static Undo replaceMember(
+      List<FaultNode> nodes,
+      @org.jspecify.annotations.Nullable FaultNode leader,
+      Random random,
+      StringBuilder said) {
+    List<FaultNode> followers = new ArrayList<>();
+    for (FaultNode n : nodes) {
+      if (n != leader && n.isRunning()) {
+        followers.add(n);
+      }
+    }
+    if (leader == null || followers.isEmpty()) {
+      said.append("no leader to change the membership through: nothing done");
+      return () -> {};
+    }
+    FaultNode old = followers.get(random.nextInt(followers.size()));
+    String refused = leader.removeMember(old.id());
+    if (refused != null) {
+      // a change the cluster could not commit now (an election, a node still restarting): the
+      // run says so; it is not a broken promise
+      said.append("could not remove ").append(old.id()).append(": ").append(refused);
+      return () -> {};
+    }
+    old.close(); // stopped, its tmpfs unmounted: its data is gone, as a replaced disk's
+    FaultNode fresh = old.replacement(old.id() + "r");
+    nodes.set(nodes.indexOf(old), fresh);
+    said.append("removed ").append(old.id()).append(" and emptied its disk");
+    return () -> {
+      fresh.start();
+      String why = addMember(nodes, fresh);
+      said.append("; added ").append(fresh.id()).append(" in its place");
+      if (why != null) {
+        said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
+      }
+    };
+  }
+
+  /**
+   * Adds {@code fresh} through any other running member, trying again while the cluster has no
+   * leader, for at most {@link #ADD_MEMBER_WITHIN}; null once added, else the last refusal.
+   */
+  private static @org.jspecify.annotations.Nullable String addMember(
+      List<FaultNode> nodes, FaultNode fresh) {
+    long deadline = System.nanoTime() + ADD_MEMBER_WITHIN.toNanos();
+    String why = "no member to ask";
+    while (System.nanoTime() < deadline) {
+      for (FaultNode n : nodes) {
+        if (n != fresh && n.isRunning()) {
+          why = n.addMember(fresh.memberEntry());
+          // "already a member": an earlier try whose answer timed out went through
+          if (why == null || why.contains("is already a member")) {
+            return null;
+          }
+        }
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "interrupted";
+      }
+    }
+    return why;
   }
 
   /** A node that a fault stopped (its process exited) is started again, and the run says so. */

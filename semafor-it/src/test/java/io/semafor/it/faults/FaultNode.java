@@ -41,6 +41,7 @@ final class FaultNode implements AutoCloseable {
   private final String peers;
   private final Path dir;
   private final String durability;
+  private final boolean join;
   private final NodeDisk disk;
   private final NodeClock clock;
   private @Nullable Process process;
@@ -51,11 +52,17 @@ final class FaultNode implements AutoCloseable {
    * @param durability {@code REPLICATED} or {@code FSYNC} (the cluster's durability mode)
    */
   FaultNode(String id, TestNetwork.Host host, String peers, Path dir, String durability) {
+    this(id, host, peers, dir, durability, false);
+  }
+
+  private FaultNode(
+      String id, TestNetwork.Host host, String peers, Path dir, String durability, boolean join) {
     this.id = id;
     this.host = host;
     this.peers = peers;
     this.dir = dir;
     this.durability = durability;
+    this.join = join;
     this.disk = new NodeDisk(dir.resolve("data"));
     this.clock = new NodeClock(dir.resolve("clock"));
   }
@@ -63,6 +70,57 @@ final class FaultNode implements AutoCloseable {
   /** Its wall clock (libfaketime's settings file), for the clock nemeses. */
   NodeClock clock() {
     return clock;
+  }
+
+  /**
+   * A new member in this node's place: another id, the same host, ports and directory, which must
+   * be empty (this node {@link #close closed} first: its tmpfs, and so its data, is gone); it joins
+   * the running cluster once added ({@code --join}).
+   */
+  FaultNode replacement(String newId) {
+    return new FaultNode(newId, host, peerEntry(newId, host), dir, durability, true);
+  }
+
+  /** This node's entry for {@code semafor cluster add}: {@code id=host:clientPort:raftPort}. */
+  String memberEntry() {
+    return peerEntry(id, host);
+  }
+
+  /**
+   * Asks this node to remove member {@code memberId} from the cluster ({@code DELETE
+   * /cluster/members/ID}, what {@code semafor cluster remove} sends); null once the change
+   * committed, else why not.
+   */
+  @Nullable String removeMember(String memberId) {
+    return change(
+        HttpRequest.newBuilder(adminUri("/cluster/members/" + memberId)).DELETE(), "remove");
+  }
+
+  /** Asks this node to add {@code entry} as a member ({@code semafor cluster add}); as above. */
+  @Nullable String addMember(String entry) {
+    return change(
+        HttpRequest.newBuilder(adminUri("/cluster/members"))
+            .POST(HttpRequest.BodyPublishers.ofString(entry)),
+        "add");
+  }
+
+  private URI adminUri(String path) {
+    return URI.create("http://" + host.address() + ":" + ADMIN_PORT + path);
+  }
+
+  private @Nullable String change(HttpRequest.Builder request, String what) {
+    try {
+      HttpResponse<String> r =
+          HTTP.send(
+              request.timeout(Duration.ofSeconds(15)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200 ? null : what + " refused by " + id + ": " + r.body().strip();
+    } catch (IOException e) {
+      return what + " through " + id + " failed: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return what + " interrupted";
+    }
   }
 
   /** Its data directory's disk (a tmpfs of its own), for the disk nemeses. */
@@ -109,7 +167,8 @@ final class FaultNode implements AutoCloseable {
                 Integer.toString(ADMIN_PORT),
                 durability,
                 Long.toString(SNAPSHOT_EVERY),
-                Long.toString(SEGMENT_BYTES)));
+                Long.toString(SEGMENT_BYTES),
+                join ? "join" : "form"));
     Process running = process;
     if (running != null && running.isAlive()) {
       // two JVMs of one node would fight over its ports and data directory

@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.stream.Stream;
 
@@ -27,18 +28,23 @@ public final class TornTail {
   /**
    * Writes {@code 1..maxBytes} random bytes where the whole records of the newest open segment
    * under {@code dataDir} end: a record that never became whole. Returns the segment, or empty if
-   * there is no open segment.
+   * there is no open segment, or none with a whole header yet (a segment created just before the
+   * kill: no record was appended to it, so there is none to tear).
    */
   public static Optional<Path> tear(Path dataDir, Random random, int maxBytes) throws IOException {
     Optional<Path> open = openSegment(dataDir);
-    if (open.isPresent()) {
-      byte[] torn = new byte[1 + random.nextInt(maxBytes)];
-      random.nextBytes(torn);
-      torn[0] |= 1; // a record's length is never 0 (0 marks the end of the records)
-      long end = endOfRecords(open.get());
-      try (FileChannel ch = FileChannel.open(open.get(), StandardOpenOption.WRITE)) {
-        ch.write(ByteBuffer.wrap(torn), end);
-      }
+    if (open.isEmpty()) {
+      return open;
+    }
+    OptionalLong end = endOfRecords(open.get());
+    if (end.isEmpty()) {
+      return Optional.empty();
+    }
+    byte[] torn = new byte[1 + random.nextInt(maxBytes)];
+    random.nextBytes(torn);
+    torn[0] |= 1; // a record's length is never 0 (0 marks the end of the records)
+    try (FileChannel ch = FileChannel.open(open.get(), StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(torn), end.getAsLong());
     }
     return open;
   }
@@ -59,12 +65,14 @@ public final class TornTail {
   /**
    * Where the whole records of a segment end. Each record is a varint length, the entry, and a
    * 4-byte checksum; Ratis preallocates segments with zeros, so a length of 0 ends the records.
+   * Empty if the segment does not start with a whole header (found by a campaign: a segment
+   * created, and the node killed, before its header was written).
    */
-  static long endOfRecords(Path segment) throws IOException {
+  static OptionalLong endOfRecords(Path segment) throws IOException {
     byte[] all = Files.readAllBytes(segment);
     int header = SEGMENT_HEADER.length;
     if (all.length < header || !Arrays.equals(all, 0, header, SEGMENT_HEADER, 0, header)) {
-      throw new IOException(segment + " does not start with Ratis's segment header");
+      return OptionalLong.empty();
     }
     int at = header;
     while (at < all.length) {
@@ -73,10 +81,10 @@ public final class TornTail {
       int length = in.readRawVarint32();
       int next = at + in.getTotalBytesRead() + length + 4;
       if (length == 0 || next > all.length) {
-        return at; // the end marker, or a record cut short: the whole records end here
+        return OptionalLong.of(at); // the end marker, or a record cut short: they end here
       }
       at = next;
     }
-    return at;
+    return OptionalLong.of(at);
   }
 }
