@@ -265,6 +265,7 @@ class DistTest {
     assertThat(unit)
         .contains("ExecStart=/opt/semafor/bin/semafor server --config /etc/semafor/semafor.conf")
         .contains("Restart=on-failure")
+        .contains("RestartPreventExitStatus=65")
         .contains("NoNewPrivileges=yes")
         .contains("ProtectSystem=strict")
         .contains("User=semafor");
