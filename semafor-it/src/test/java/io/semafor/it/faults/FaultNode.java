@@ -112,7 +112,8 @@ final class FaultNode implements AutoCloseable {
     try {
       HttpResponse<String> r =
           HTTP.send(
-              request.timeout(Duration.ofSeconds(15)).build(),
+              // longer than the node's own 60 s for a change: its answer, not a timeout, is wanted
+              request.timeout(Duration.ofSeconds(70)).build(),
               HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200 ? null : what + " refused by " + id + ": " + r.body().strip();
     } catch (IOException e) {

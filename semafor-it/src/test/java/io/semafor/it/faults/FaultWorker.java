@@ -232,8 +232,11 @@ public final class FaultWorker {
    *       OK release over that window (if it ended sooner than promised, someone else's grant
    *       overlaps the hold and the capacity check fails);
    *   <li>a release or renewal whose answer never came still leaves the lease ending once, by the
-   *       release or by itself, at some moment after it was sent: an OK release that completes
-   *       {@link #NEVER}, so the model must place it but may place it anywhere after;
+   *       release or by itself, at some moment after it was sent — or after its promise ran out, if
+   *       that came first (the process frozen past the TTL before sending it): an OK release from
+   *       the earlier of the two that completes {@link #NEVER}, so the model must place it but may
+   *       place it anywhere after (found by a campaign: recorded from the renewal's sending, a
+   *       lease that had lapsed while its client was frozen read as an over-grant);
    *   <li>a grant whose answer never came may or may not have taken a permit; if it did, the lease
    *       ends by itself: an UNKNOWN release from the same moment stands for that.
    * </ul>
@@ -284,8 +287,16 @@ public final class FaultWorker {
         throw e;
       }
       // the renewal may have landed (the lease outlives the session, whose expiry only cut the
-      // call short): the lease ends some time from now on, once
-      out.append(Op.release(client, pool.name(), 1, renewInvoked, NEVER, Op.Outcome.OK));
+      // call short): the lease ends once, after it was sent — or after its promise, if that had
+      // run out before it was sent (a process frozen past the lease's TTL)
+      out.append(
+          Op.release(
+              client,
+              pool.name(),
+              1,
+              Math.min(promisedFrom + ttl, renewInvoked),
+              NEVER,
+              Op.Outcome.OK));
       return;
     }
     TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
@@ -297,7 +308,14 @@ public final class FaultWorker {
       if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
         throw e;
       }
-      out.append(Op.release(client, pool.name(), 1, releaseInvoked, NEVER, Op.Outcome.OK));
+      out.append(
+          Op.release(
+              client,
+              pool.name(),
+              1,
+              Math.min(promisedFrom + ttl, releaseInvoked),
+              NEVER,
+              Op.Outcome.OK));
       return;
     }
     if (released) {

@@ -71,6 +71,34 @@ class LeaseHistoryTest {
     assertThat(violations(ops)).isEmpty();
   }
 
+  /**
+   * Client 1 leases a permit at 10 (promised until 110), is frozen, and sends its renewal at 300,
+   * which gets no answer; meanwhile, at 150, the lapsed permit went to client 2 and 3 took the
+   * other.
+   */
+  private static List<Op> renewalSentAfterTheLeaseLapsed(long releaseFrom) {
+    return List.of(
+        Op.acquire(1, POOL, 1, 10, 20, OK, 1, 1),
+        Op.release(1, POOL, 1, releaseFrom, FaultWorker.NEVER, OK),
+        Op.acquire(2, POOL, 1, 140, 150, OK, 2, 2),
+        Op.acquire(3, POOL, 1, 145, 155, OK, 3, 3),
+        Op.release(2, POOL, 1, 350, 360, OK),
+        Op.release(3, POOL, 1, 370, 380, OK),
+        Op.read(2, POOL, 400, 410, OK, 2));
+  }
+
+  @Test
+  void aRenewalSentAfterTheLeaseLapsedEndsItNoLaterThanItsPromise() {
+    assertThat(violations(renewalSentAfterTheLeaseLapsed(Math.min(10 + TTL, 300)))).isEmpty();
+  }
+
+  @Test
+  void recordedFromTheRenewalsSendingTheLapsedLeaseReadsAsAnOverGrant() {
+    // the recording that a campaign caught: the lease counted held until the frozen client woke
+    assertThat(violations(renewalSentAfterTheLeaseLapsed(300)))
+        .anyMatch(v -> v.startsWith("over-grant: "));
+  }
+
   @Test
   void aLeaseWhoseGrantWasNeverAnsweredMayHaveComeAndGone() {
     List<Op> ops =
