@@ -64,11 +64,6 @@ enum Fault {
    */
   CLOCK_JUMP(false),
   /**
-   * The wall clock of a node at random runs twice as fast or half as fast (jumping as libfaketime
-   * sets the rate), back to the true time when the fault ends.
-   */
-  CLOCK_RATE(false),
-  /**
    * A membership change: a follower removed from the cluster (Raft reconfiguration, through the
    * leader's admin endpoint, as {@code semafor cluster remove}), stopped and its disk emptied; when
    * the fault ends a new member with another id, an empty directory and {@code --join} is started
@@ -231,13 +226,6 @@ enum Fault {
         victim.clock().jump(seconds);
         said.append(victim.id()).append("'s wall clock ").append(seconds > 0 ? "+" : "-");
         said.append("1 h");
-        return victim.clock()::reset;
-      }
-      case CLOCK_RATE -> {
-        FaultNode victim = nodes.get(random.nextInt(nodes.size()));
-        double rate = random.nextBoolean() ? 2.0 : 0.5;
-        victim.clock().rate(rate);
-        said.append(victim.id()).append("'s wall clock at x").append(rate);
         return victim.clock()::reset;
       }
       case REPLACE_MEMBER -> {

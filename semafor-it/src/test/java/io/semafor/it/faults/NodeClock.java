@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * Ratis time everything with, is left alone: a JVM whose monotonic clock libfaketime fakes hangs
  * (libfaketime's README says so, and it did here), and it is also the clock NTP never steps. So
  * these faults show that nothing in a node depends on its wall clock — what the clock faults of
- * Jepsen's suites test for systems whose leases are on wall time.
+ * Jepsen's suites test for systems whose leases are on wall time. Only jumps: a rate ({@code "+0
+ * x2"}) made the JVM's timed waits hang for good, even after the rate was reset (measured with a
+ * loop of {@code Thread.sleep}), which no real clock does.
  *
  * <p>Two settings matter, both found by trying: {@code FAKETIME_DONT_FAKE_MONOTONIC=1} (else the
  * JVM hangs) and {@code FAKETIME_FORCE_MONOTONIC_FIX=0} (libfaketime turns its {@code
@@ -78,14 +80,6 @@ final class NodeClock {
   /** The wall clock jumps by {@code seconds} (forward if positive), and stays that far off. */
   void jump(long seconds) {
     write(String.format(Locale.ROOT, "%+d", seconds));
-  }
-
-  /**
-   * The wall clock runs {@code rate} times as fast as true time (libfaketime counts the rate from
-   * the process's start, so the clock also jumps when the rate is set and when it is reset).
-   */
-  void rate(double rate) {
-    write(String.format(Locale.ROOT, "+0 x%.2f", rate));
   }
 
   /** The true time again. */
