@@ -88,6 +88,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** How long a membership change may take, catching the new member up included. */
   private static final java.time.Duration MEMBERSHIP_TIMEOUT = java.time.Duration.ofSeconds(60);
 
+  /** The pause between two tries of a membership change. */
+  private static final long MEMBERSHIP_RETRY_MILLIS = 500;
+
   /**
    * Entries in flight at once. Here every entry costs the nodes about the same CPU inside Ratis
    * whatever it carries, and the three nodes are CPU-bound under load, so more entries in flight
@@ -707,9 +710,13 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         .setProperties(properties)
         .setParameters(parameters)
         .setRaftGroup(RaftGroup.valueOf(GROUP_ID, members))
+        // tries again (another change in progress, a leader being elected) for as long as one
+        // try may wait: 20 tries (10 s) ran out while a member the change needed was restarting
+        // (MembershipChangeOutcomeTest on a loaded CI machine)
         .setRetryPolicy(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                20, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+                (int) (MEMBERSHIP_TIMEOUT.toMillis() / MEMBERSHIP_RETRY_MILLIS),
+                TimeDuration.valueOf(MEMBERSHIP_RETRY_MILLIS, TimeUnit.MILLISECONDS)))
         .build();
   }
 

@@ -283,20 +283,7 @@ public final class FaultWorker {
         endedByItself(client, pool.name(), promisedFrom + ttl, out);
         return;
       }
-      if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
-        throw e;
-      }
-      // the renewal may have landed (the lease outlives the session, whose expiry only cut the
-      // call short): the lease ends once, after it was sent — or after its promise, if that had
-      // run out before it was sent (a process frozen past the lease's TTL)
-      out.append(
-          Op.release(
-              client,
-              pool.name(),
-              1,
-              Math.min(promisedFrom + ttl, renewInvoked),
-              NEVER,
-              Op.Outcome.OK));
+      unanswered(client, pool.name(), promisedFrom + ttl, renewInvoked, e, out);
       return;
     }
     TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
@@ -305,17 +292,7 @@ public final class FaultWorker {
     try {
       released = lease.release();
     } catch (SemaforException e) {
-      if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
-        throw e;
-      }
-      out.append(
-          Op.release(
-              client,
-              pool.name(),
-              1,
-              Math.min(promisedFrom + ttl, releaseInvoked),
-              NEVER,
-              Op.Outcome.OK));
+      unanswered(client, pool.name(), promisedFrom + ttl, releaseInvoked, e, out);
       return;
     }
     if (released) {
@@ -324,6 +301,23 @@ public final class FaultWorker {
     } else {
       endedByItself(client, pool.name(), promisedFrom + ttl, out);
     }
+  }
+
+  /**
+   * A renewal or release of a lease, sent at {@code sent}, that got no answer ({@code e}): it may
+   * have landed (the lease outlives the session, whose expiry only cut the call short), so the
+   * lease ends once, after it was sent — or after its promise, if that had run out before it was
+   * sent (a process frozen past the lease's TTL).
+   *
+   * @throws SemaforException {@code e} itself if it is a refusal rather than a missing answer
+   */
+  private static void unanswered(
+      int client, String pool, long promisedUntil, long sent, SemaforException e, OpLog.Writer out)
+      throws java.io.IOException {
+    if (e.code() != ErrorCode.UNAVAILABLE && !expired(e)) {
+      throw e;
+    }
+    out.append(Op.release(client, pool, 1, Math.min(promisedUntil, sent), NEVER, Op.Outcome.OK));
   }
 
   /**

@@ -1,11 +1,11 @@
 package io.semafor.it.faults;
 
+import static io.semafor.it.faults.HistoryVerdicts.violations;
 import static io.semafor.it.faults.Op.Outcome.OK;
 import static io.semafor.it.faults.Op.Outcome.UNKNOWN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,17 +18,6 @@ import org.junit.jupiter.api.Test;
 class LeaseHistoryTest {
   private static final String POOL = FaultRun.POOLS.get(0);
   private static final long TTL = 100;
-
-  private static Map<String, Long> quiet() {
-    return Map.of(FaultRun.POOLS.get(0), 2L, FaultRun.POOLS.get(1), 2L, FaultRun.COUNTER, 0L);
-  }
-
-  private static List<String> violations(List<Op> ops) {
-    return FaultRun.check(ops, quiet()).entrySet().stream()
-        .filter(e -> !e.getKey().startsWith(FaultRun.NOT_A_VIOLATION))
-        .flatMap(e -> e.getValue().stream().map(v -> e.getKey() + ": " + v))
-        .toList();
-  }
 
   /**
    * Client 1 leases both permits at 10 (TTL 100: promised until 110) and is cut off; at {@code

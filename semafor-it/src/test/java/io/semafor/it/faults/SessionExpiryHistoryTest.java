@@ -1,10 +1,10 @@
 package io.semafor.it.faults;
 
+import static io.semafor.it.faults.HistoryVerdicts.violations;
 import static io.semafor.it.faults.Op.Outcome.OK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,18 +15,6 @@ import org.junit.jupiter.api.Test;
  */
 class SessionExpiryHistoryTest {
   private static final String POOL = FaultRun.POOLS.get(0);
-
-  /** Pools back at capacity and the counter at 0: what quiescence reads after these histories. */
-  private static Map<String, Long> quiet() {
-    return Map.of(FaultRun.POOLS.get(0), 2L, FaultRun.POOLS.get(1), 2L, FaultRun.COUNTER, 0L);
-  }
-
-  private static List<String> violations(List<Op> ops) {
-    return FaultRun.check(ops, quiet()).entrySet().stream()
-        .filter(e -> !e.getKey().startsWith(FaultRun.NOT_A_VIOLATION))
-        .flatMap(e -> e.getValue().stream().map(v -> e.getKey() + ": " + v))
-        .toList();
-  }
 
   /**
    * Client 1 takes the pool's 2 permits and freezes; at 100 its session expires and the server
