@@ -122,7 +122,11 @@ class AbusiveClientsTest {
         .as(
             "direct memory grew by %d MiB (%d refused while writing)",
             (during - before) / MIB, refusedEarly)
-        .isLessThan(4 * budget + 32L * MIB);
+        // 4 budgets (the allocator's arenas each keep their chunks) plus 48 MiB for what any 400
+        // connections cost whatever they send (a receive buffer each, up to 64 KiB: 25 MiB, and
+        // the allocator's rounding); without the budget the 400 frames alone would be 400 MiB.
+        // 32 MiB of slack failed once on a loaded CI machine at 97 MiB.
+        .isLessThan(4 * budget + 48L * MIB);
     assertThat(good.call(create("answered")).getCreated().getCreated()).isTrue();
     // the connections that would go over the budget were closed; the rest hold it
     await()
