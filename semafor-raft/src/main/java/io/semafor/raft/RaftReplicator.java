@@ -248,6 +248,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
               + " -Djava.util.concurrent.ForkJoinPool.common.parallelism=2 (semafor server does)",
           ForkJoinPool.getCommonPoolParallelism());
     }
+    // Ratis ends the whole JVM (System.exit(1)) when its gRPC server cannot bind the Raft port;
+    // this makes it throw instead, so the failure reaches the caller as any failed start does
+    // (found when a test cluster's port was taken between choosing and binding it: the test JVM
+    // exited). A process that embeds a node is not Ratis's to end.
+    org.apache.ratis.util.ExitUtils.disableSystemExit();
     try {
       // before Ratis, which would log the failure with two stack traces of its own
       SnapshotCheck.latestIsWhole(config.dataDir());
