@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Raft member's series on the server's registry: whether a leader is known and whether it is this
- * node, the term, leader changes seen, the commit and applied index and their difference, and how
- * long the log's sync to disk takes.
+ * node, the term, leader changes seen, stuck log appenders restarted, the commit and applied index
+ * and their difference, and how long the log's sync to disk takes.
  *
  * <p>Every value is read at scrape time from fields Ratis keeps in atomics or volatiles (the
  * division's term and leader, the log's commit index, the state machine's applied index), so a
@@ -45,13 +45,19 @@ final class RaftMetrics {
   private final RaftServer.Division division;
   private final BooleanSupplier isLeader;
   private final AtomicLong leaderChanges;
+  private final AppenderWatch appenderWatch;
   private @Nullable Snapshot snapshot;
   private long snapshotAt;
 
-  RaftMetrics(RaftServer.Division division, BooleanSupplier isLeader, AtomicLong leaderChanges) {
+  RaftMetrics(
+      RaftServer.Division division,
+      BooleanSupplier isLeader,
+      AtomicLong leaderChanges,
+      AppenderWatch appenderWatch) {
     this.division = division;
     this.isLeader = isLeader;
     this.leaderChanges = leaderChanges;
+    this.appenderWatch = appenderWatch;
   }
 
   void bindTo(MeterRegistry registry) {
@@ -73,6 +79,12 @@ final class RaftMetrics {
     // the replicator holds the count (Micrometer holds a function counter's object weakly)
     FunctionCounter.builder("semafor_raft_leader_changes", leaderChanges, AtomicLong::get)
         .description("Times this node saw a leader other than the one it knew last (or none)")
+        .register(registry);
+    FunctionCounter.builder(
+            "semafor_raft_appender_restarts", appenderWatch, AppenderWatch::restarts)
+        .description(
+            "Log appenders this leader restarted because they had sent their follower nothing for"
+                + " 30 s (stuck on a dead connection; AppenderWatch)")
         .register(registry);
     gauge(
         registry,

@@ -34,6 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -142,6 +143,17 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Entries sent and not yet answered. */
   private final AtomicInteger outstanding = new AtomicInteger();
 
+  /**
+   * When the entry in flight was handed to Ratis ({@link System#nanoTime()}), and which batch it
+   * is; read by {@link #checkEntryInFlight}.
+   */
+  private volatile long inFlightSince;
+
+  private volatile long inFlightBatch;
+
+  /** The batch {@link #checkEntryInFlight} last warned about, so that it warns once per entry. */
+  private long warnedBatch;
+
   private final AtomicLong nextBatch = new AtomicLong();
   private final AtomicLong nextRead = new AtomicLong();
   private final ConcurrentHashMap<Long, Batch> inFlight = new ConcurrentHashMap<>();
@@ -165,6 +177,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private final AtomicLong leaderChanges = new AtomicLong();
 
+  /** Restarts this leader's log appenders that got stuck ({@link AppenderWatch}). */
+  private final AppenderWatch appenderWatch = new AppenderWatch();
+
+  private final java.util.concurrent.ScheduledExecutorService watchTimer;
+
   /** A command or an {@link Entry.Read}, and where its answer goes. */
   private record Pending(Object item, @Nullable Object context) {}
 
@@ -175,6 +192,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       throws IOException {
     this.config = config;
     this.parameters = parameters(tls);
+    parameters.put(WatchedGrpcRpcType.WATCH, appenderWatch, AppenderWatch.class);
     this.listener = listener;
     this.selfId = RaftPeerId.valueOf(config.nodeId());
     this.stateMachine =
@@ -203,6 +221,26 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     server.start();
     this.division = server.getDivision(GROUP_ID);
     this.member = localMember(division, server);
+    this.watchTimer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "semafor-raft-watch-" + config.nodeId());
+              t.setDaemon(true);
+              return t;
+            });
+    watchAppenders();
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // runs until close; neither check throws
+  private void watchAppenders() {
+    watchTimer.scheduleWithFixedDelay(
+        () -> {
+          appenderWatch.check();
+          checkEntryInFlight();
+        },
+        AppenderWatch.CHECK_EVERY.toMillis(),
+        AppenderWatch.CHECK_EVERY.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -313,6 +351,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private static RaftProperties serverProperties(ClusterConfig config) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
+    // Ratis's gRPC transport with its log appenders watched: one that waits forever on a dead
+    // connection is restarted (AppenderWatch). A class name is how Ratis takes a user-defined type.
+    p.set(RaftConfigKeys.Rpc.TYPE_KEY, WatchedGrpcRpcType.class.getName());
     GrpcConfigKeys.Server.setPort(p, config.self().raftPort());
     RaftServerConfigKeys.Rpc.setTimeoutMin(
         p, TimeDuration.valueOf(config.electionTimeoutMin().toMillis(), TimeUnit.MILLISECONDS));
@@ -454,6 +495,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       long batch = nextBatch.incrementAndGet();
       inFlight.put(batch, new Batch(items, contexts));
       Entry entry = new Entry(logTime(), config.nodeId(), batch, items);
+      inFlightBatch = batch;
+      inFlightSince = System.nanoTime();
       outstanding.incrementAndGet();
       submitToSelf(
               Message.valueOf(UnsafeByteOperations.unsafeWrap(entry.encode())),
@@ -501,6 +544,44 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       return member.submitClientRequestAsync(request.build());
     } catch (IOException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** How long an entry may stay in flight before {@link #checkEntryInFlight} says so. */
+  static final java.time.Duration ENTRY_IN_FLIGHT_WARNING = java.time.Duration.ofSeconds(30);
+
+  /**
+   * Warns, once per entry, when the entry in flight has waited for Ratis's answer longer than
+   * {@link #ENTRY_IN_FLIGHT_WARNING}: with one entry in flight at a time, every command queued
+   * behind it waits too, so this is the moment a leader stops serving. The log line says whether
+   * Ratis has the entry uncommitted (its last index above the commit index: replication stalled) or
+   * does not seem to have it at all. Never throws.
+   */
+  private void checkEntryInFlight() {
+    try {
+      long batch = inFlightBatch;
+      long waited = System.nanoTime() - inFlightSince;
+      if (outstanding.get() == 0
+          || batch == warnedBatch
+          || waited < ENTRY_IN_FLIGHT_WARNING.toNanos()) {
+        return;
+      }
+      warnedBatch = batch;
+      org.apache.ratis.server.protocol.TermIndex last =
+          division.getRaftLog().getLastEntryTermIndex();
+      log.warn(
+          "entry {} of {} has waited {} ms for Ratis (leader: {}; {} commands queued behind it;"
+              + " log last {} commit {} applied {})",
+          batch,
+          config.nodeId(),
+          TimeUnit.NANOSECONDS.toMillis(waited),
+          leader,
+          queue.size(),
+          last,
+          division.getRaftLog().getLastCommittedIndex(),
+          division.getInfo().getLastAppliedIndex());
+    } catch (RuntimeException e) {
+      log.debug("checking the entry in flight", e);
     }
   }
 
@@ -840,6 +921,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     }
     closed = true;
     leader = false;
+    watchTimer.shutdownNow();
     // Ratis's close can wait forever for peers that are gone (seen in tests when the other nodes
     // were already stopped): bound it, so a node's shutdown (and a test's) always ends
     Thread closer =
@@ -941,7 +1023,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Registers this member's Raft series on {@code registry} (see {@link RaftMetrics}). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    new RaftMetrics(division, this::isLeader, leaderChanges).bindTo(registry);
+    new RaftMetrics(division, this::isLeader, leaderChanges, appenderWatch).bindTo(registry);
   }
 
   /** Where the state lives on disk. */
