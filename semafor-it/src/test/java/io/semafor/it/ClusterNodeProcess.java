@@ -23,8 +23,22 @@ public final class ClusterNodeProcess {
       // a node that cannot start must end, as `semafor server` does: Ratis's and Netty's threads
       // would otherwise keep this JVM up with no member in it
       e.printStackTrace();
-      System.exit(1);
+      System.exit(corruptSnapshot(e) ? CORRUPT_SNAPSHOT : 1);
     }
+  }
+
+  /**
+   * The status a node refusing a corrupt snapshot ends with: {@code semafor server}'s (EX_DATAERR).
+   */
+  public static final int CORRUPT_SNAPSHOT = 65;
+
+  private static boolean corruptSnapshot(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.semafor.raft.CorruptSnapshotException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void run(String[] args) throws InterruptedException {

@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.it.faults.SnapshotFiles;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +37,7 @@ class CorruptSnapshotTest {
       }
       int follower = (cluster.awaitLeader() + 1) % 3;
       cluster.stopNode(follower);
-      flipOneByte(newestSnapshot(cluster.dataDir(follower)));
+      SnapshotFiles.flipOneByte(newestSnapshot(cluster.dataDir(follower)));
 
       assertThatThrownBy(() -> cluster.startNode(follower))
           .rootCause()
@@ -61,7 +58,7 @@ class CorruptSnapshotTest {
       }
       int broken = (cluster.awaitLeader() + 1) % 3;
       cluster.stopNode(broken);
-      flipOneByte(newestSnapshot(cluster.dataDir(broken)));
+      SnapshotFiles.flipOneByte(newestSnapshot(cluster.dataDir(broken)));
 
       // the remedy the error names: remove the member, and add a new one with an empty directory
       int leader = cluster.awaitLeader();
@@ -101,30 +98,11 @@ class CorruptSnapshotTest {
   }
 
   private static List<Path> snapshots(Path dataDir) throws IOException {
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      return files.filter(p -> p.getFileName().toString().matches("snapshot\\.\\d+_\\d+")).toList();
-    }
+    return SnapshotFiles.all(dataDir);
   }
 
   private static Path newestSnapshot(Path dataDir) throws IOException {
-    return snapshots(dataDir).stream()
-        .max(Comparator.comparingLong(CorruptSnapshotTest::indexOf))
+    return SnapshotFiles.newestFinished(dataDir)
         .orElseThrow(() -> new AssertionError("no snapshot in " + dataDir));
-  }
-
-  private static long indexOf(Path snapshot) {
-    String name = snapshot.getFileName().toString();
-    return Long.parseLong(name.substring(name.indexOf('_') + 1));
-  }
-
-  /** What a bad sector or a flipped bit leaves: one byte in the middle of the file changed. */
-  private static void flipOneByte(Path file) throws IOException {
-    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-      long at = f.length() / 2;
-      f.seek(at);
-      int b = f.read();
-      f.seek(at);
-      f.write(b ^ 0xff);
-    }
   }
 }

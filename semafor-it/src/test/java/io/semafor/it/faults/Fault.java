@@ -45,6 +45,13 @@ enum Fault {
   /** Every node drops a quarter of the packets it receives from the test network, at random. */
   PACKET_LOSS(false),
   /**
+   * A slow network: every connection to a node, from the other nodes and from the clients, passes
+   * through a {@link DelayProxy} that holds each chunk {@link #DELAY_MIN_MILLIS} to {@link
+   * #DELAY_MAX_MILLIS} each way, in order. Connections open when it starts are cut so that they
+   * come back through the proxies; when it ends the proxies close and connections come back direct.
+   */
+  PACKET_DELAY(false),
+  /**
    * Every client's TCP connections are reset, and new ones refused, for the fault's length (less
    * than a session's TTL): requests cut mid-way are sent again on the resumed session.
    */
@@ -71,7 +78,24 @@ enum Fault {
    * meanwhile, and the faults that follow strike while the new member receives the leader's
    * snapshot. What an operator does to replace a machine or a damaged disk (operations.md).
    */
-  REPLACE_MEMBER(false);
+  REPLACE_MEMBER(false),
+  /**
+   * A bad sector under a node's snapshot: a node at random (the leader or a follower) killed, one
+   * byte flipped in the snapshot it would start from, and started again. It must refuse to start
+   * (status 65, {@code CorruptSnapshotException}) rather than serve a state that differs from the
+   * others'; anything else is a {@link #FINDING}. Then the operator's remedy (operations.md): the
+   * member removed and replaced by a new one with an empty disk, as {@link #REPLACE_MEMBER}.
+   */
+  CORRUPT_SNAPSHOT(false);
+
+  /**
+   * What a fault's own description starts a broken promise it saw with (a node that served from a
+   * corrupt snapshot, say); the run reports each as a violation.
+   */
+  static final String FINDING = "FINDING: ";
+
+  /** How long a node given a corrupt snapshot has to refuse it and exit. */
+  static final java.time.Duration REFUSE_WITHIN = java.time.Duration.ofSeconds(60);
 
   /** How long the harness tries to add a replacement member while the cluster elects. */
   static final java.time.Duration ADD_MEMBER_WITHIN = java.time.Duration.ofSeconds(150);
@@ -81,6 +105,12 @@ enum Fault {
 
   /** How far {@link #CLOCK_JUMP} moves a wall clock: an hour, as Jepsen's clock nemesis bumps. */
   static final long CLOCK_JUMP_SECONDS = 3600;
+
+  /** The least {@link #PACKET_DELAY} holds a chunk, each way. */
+  static final long DELAY_MIN_MILLIS = 50;
+
+  /** The most {@link #PACKET_DELAY} holds a chunk, each way: still below an election timeout. */
+  static final long DELAY_MAX_MILLIS = 250;
 
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;
@@ -205,6 +235,9 @@ enum Fault {
         said.append("every node loses ").append(Math.round(LOSS * 100)).append("% of packets");
         return network::heal;
       }
+      case PACKET_DELAY -> {
+        return delay(network, nodes, random, said);
+      }
       case CUT_CLIENTS -> {
         for (TestNetwork.Host c : clients) {
           network.reset(c);
@@ -230,6 +263,9 @@ enum Fault {
       }
       case REPLACE_MEMBER -> {
         return replaceMember(nodes, currentLeader, random, said);
+      }
+      case CORRUPT_SNAPSHOT -> {
+        return corruptSnapshot(nodes, random, said);
       }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));
@@ -261,7 +297,15 @@ enum Fault {
       said.append("no leader to change the membership through: nothing done");
       return () -> {};
     }
-    FaultNode old = followers.get(random.nextInt(followers.size()));
+    return replace(nodes, leader, followers.get(random.nextInt(followers.size())), said);
+  }
+
+  /**
+   * Removes {@code old} through {@code leader}, stops it and empties its disk; the undo starts a
+   * new member with another id and an empty directory in its place and adds it.
+   */
+  private static Undo replace(
+      List<FaultNode> nodes, FaultNode leader, FaultNode old, StringBuilder said) {
     String refused = leader.removeMember(old.id());
     if (refused != null) {
       // a change the cluster could not commit now (an election, a node still restarting): the
@@ -309,6 +353,101 @@ enum Fault {
       }
     }
     return why;
+  }
+
+  private static Undo delay(
+      TestNetwork network, List<FaultNode> nodes, Random random, StringBuilder said) {
+    List<DelayProxy> proxies = new ArrayList<>();
+    try {
+      for (FaultNode n : nodes) {
+        for (int port : new int[] {FaultNode.RAFT_PORT, FaultNode.CLIENT_PORT}) {
+          DelayProxy proxy =
+              new DelayProxy(
+                  network.gateway(),
+                  new java.net.InetSocketAddress(n.host().address(), port),
+                  DELAY_MIN_MILLIS,
+                  DELAY_MAX_MILLIS,
+                  random.nextLong());
+          proxies.add(proxy);
+          network.redirect(n.host(), port, proxy.port());
+          network.cutConnections(n.host(), port);
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      network.unredirect();
+      proxies.forEach(DelayProxy::close);
+      throw new IllegalStateException("could not set up the delaying proxies", e);
+    }
+    said.append("every connection to a node delayed ").append(DELAY_MIN_MILLIS).append("..");
+    said.append(DELAY_MAX_MILLIS).append(" ms each way");
+    return () -> {
+      network.unredirect();
+      proxies.forEach(DelayProxy::close); // their connections end: the new ones go direct
+    };
+  }
+
+  private static Undo corruptSnapshot(List<FaultNode> nodes, Random random, StringBuilder said) {
+    List<FaultNode> running = new ArrayList<>();
+    for (FaultNode n : nodes) {
+      if (n.isRunning()) {
+        running.add(n);
+      }
+    }
+    if (running.isEmpty()) {
+      said.append("no node running: nothing done");
+      return () -> {};
+    }
+    FaultNode victim = running.get(random.nextInt(running.size()));
+    victim.kill();
+    if (victim.disk().corruptNewestSnapshot().isEmpty()) {
+      said.append("killed ").append(victim.id()).append(" (no finished snapshot yet to damage)");
+      return victim::start;
+    }
+    said.append("a byte of ").append(victim.id()).append("'s newest snapshot flipped");
+    victim.start();
+    Integer status;
+    try {
+      status = victim.awaitExit(REFUSE_WITHIN);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return victim::kill;
+    }
+    if (status == null) {
+      said.append("; ").append(FINDING).append(victim.id());
+      said.append(" started from it and was still running ").append(REFUSE_WITHIN).append(" later");
+      victim.kill();
+    } else if (status != io.semafor.it.ClusterNodeProcess.CORRUPT_SNAPSHOT) {
+      said.append("; ").append(FINDING).append(victim.id()).append(" exited with status ");
+      said.append(status)
+          .append(", not ")
+          .append(io.semafor.it.ClusterNodeProcess.CORRUPT_SNAPSHOT);
+    } else {
+      said.append(", it refused to start; ");
+    }
+    FaultNode leader = awaitLeaderOtherThan(nodes, victim, java.time.Duration.ofSeconds(60));
+    if (leader == null) {
+      said.append("no other node led within 60 s to replace it through: restarted as it is");
+      return victim::start; // it refuses again; "nodes not back" then says so
+    }
+    return replace(nodes, leader, victim, said);
+  }
+
+  private static @org.jspecify.annotations.Nullable FaultNode awaitLeaderOtherThan(
+      List<FaultNode> nodes, FaultNode not, java.time.Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      FaultNode leader = leader(nodes);
+      if (leader != null && leader != not) {
+        return leader;
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+    return null;
   }
 
   /** A node that a fault stopped (its process exited) is started again, and the run says so. */

@@ -70,6 +70,60 @@ public final class FaultChecks {
   }
 
   /**
+   * Whether every permit of {@code semaphore}, a semaphore changed only by increments and by takes
+   * for good (WaitMany grants), is accounted for: its value must have risen from {@code initial} by
+   * what the increments added less what the takes consumed. An increment or take whose answer never
+   * came may or may not have landed (an UNKNOWN take, at most its amount); so the rise must be at
+   * most the OK and UNKNOWN increments less the OK takes (more: a grant reported to a client was
+   * also given back, or an increment applied twice) and at least the OK increments less every take
+   * that may have happened (less: permits vanished, granted to no one who was told).
+   *
+   * @throws IllegalArgumentException if the history acquires or releases {@code semaphore}
+   */
+  public static List<String> incrementsAndTakesAccountedFor(
+      List<Op> ops, String semaphore, long initial, long finalValue) {
+    long[] okUnknownIncrements = new long[2];
+    long[] okUnknownTakes = new long[2];
+    for (Op op : ops) {
+      if (!op.semaphore().equals(semaphore)
+          || op.kind().equals(Op.READ)
+          || op.outcome() == Op.Outcome.FAILED) {
+        continue;
+      }
+      long[] sums =
+          switch (op.kind()) {
+            case Op.INCREMENT -> okUnknownIncrements;
+            case Op.TAKE -> okUnknownTakes;
+            default ->
+                throw new IllegalArgumentException(
+                    semaphore + " is changed by more than increments and takes: " + op.describe());
+          };
+      sums[op.outcome() == Op.Outcome.OK ? 0 : 1] += op.amount();
+    }
+    long rise = finalValue - initial;
+    long most = okUnknownIncrements[0] + okUnknownIncrements[1] - okUnknownTakes[0];
+    long least = okUnknownIncrements[0] - okUnknownTakes[0] - okUnknownTakes[1];
+    String sums =
+        String.format(
+            "increments add %d OK and at most %d UNKNOWN, takes consumed %d OK and at most %d"
+                + " UNKNOWN",
+            okUnknownIncrements[0], okUnknownIncrements[1], okUnknownTakes[0], okUnknownTakes[1]);
+    List<String> violations = new ArrayList<>();
+    if (rise > most) {
+      violations.add(
+          String.format(
+              "permits of %s from nothing: it rose by %d, at most %d can be accounted for (%s)",
+              semaphore, rise, most, sums));
+    } else if (rise < least) {
+      violations.add(
+          String.format(
+              "permits of %s lost: it rose by %d, at least %d must be accounted for (%s)",
+              semaphore, rise, least, sums));
+    }
+    return violations;
+  }
+
+  /**
    * OK releases of permits the releasing client could not have held. Per client and semaphore, in
    * invocation order, a client may hold at most what it acquired (OK or UNKNOWN: an acquire the
    * client gave up on may still have been granted) less what it has released already (OK: an

@@ -81,6 +81,51 @@ class FaultChecksTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  // incrementsAndTakesAccountedFor
+
+  private static Op take(long amount, Op.Outcome outcome) {
+    return Op.take(0, C, amount, 0, 1, outcome);
+  }
+
+  @Test
+  void incrementsLessReportedTakesPass() {
+    List<Op> ops = List.of(inc(5, OK), take(2, OK), take(1, OK));
+    assertThat(FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 2)).isEmpty();
+  }
+
+  @Test
+  void anUnknownTakeMayHaveConsumedUpToItsAmountOrNothing() {
+    List<Op> ops = List.of(inc(5, OK), take(2, OK), take(2, UNKNOWN));
+    assertThat(FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 1)).isEmpty();
+    assertThat(FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 3)).isEmpty();
+  }
+
+  @Test
+  void aReportedGrantThatAlsoWentBackIsFound() {
+    List<Op> ops = List.of(inc(5, OK), take(2, OK));
+    assertThat(FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 4))
+        .containsExactly(
+            "permits of counter from nothing: it rose by 4, at most 3 can be accounted for"
+                + " (increments add 5 OK and at most 0 UNKNOWN, takes consumed 2 OK and at most 0"
+                + " UNKNOWN)");
+  }
+
+  @Test
+  void permitsGrantedToNoOneWhoWasToldAreFound() {
+    List<Op> ops = List.of(inc(5, OK), take(2, OK), take(1, UNKNOWN));
+    assertThat(FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 1))
+        .containsExactly(
+            "permits of counter lost: it rose by 1, at least 2 must be accounted for (increments"
+                + " add 5 OK and at most 0 UNKNOWN, takes consumed 2 OK and at most 1 UNKNOWN)");
+  }
+
+  @Test
+  void aSemaphoreAlsoAcquiredIsRefusedAsTakesAccounting() {
+    List<Op> ops = List.of(inc(2, OK), Op.acquire(0, C, 1, 20, 30, OK, 1, 1));
+    assertThatThrownBy(() -> FaultChecks.incrementsAndTakesAccountedFor(ops, C, 0, 1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   // releasesOfUnheldPermits
 
   @Test

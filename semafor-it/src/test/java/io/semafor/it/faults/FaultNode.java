@@ -224,6 +224,19 @@ final class FaultNode implements AutoCloseable {
     stopped = false;
   }
 
+  /**
+   * Waits up to {@code within} for the process to end by itself; its exit status, or null if it is
+   * still running (or never started).
+   */
+  @Nullable Integer awaitExit(Duration within) throws InterruptedException {
+    Process p = process;
+    if (p == null || !p.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+      return null;
+    }
+    note("pid " + p.pid() + " exited with status " + p.exitValue());
+    return p.exitValue();
+  }
+
   /** SIGSTOP: the JVM freezes, its sockets stay open. */
   void pause() {
     signal("STOP");

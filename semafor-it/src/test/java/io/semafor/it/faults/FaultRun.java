@@ -29,6 +29,12 @@ final class FaultRun {
   /** The semaphore the clients increment (from 0), to count increments exactly. */
   static final String COUNTER = "counter";
 
+  /**
+   * The semaphores (from 0) the clients add tickets to and consume them from with WaitMany lists,
+   * to count grants exactly.
+   */
+  static final List<String> TICKETS = List.of("tickets-a", "tickets-b");
+
   /** The prefix of what a run reports that breaks no promise (unavailability, undecided checks). */
   static final String NOT_A_VIOLATION = "(not a violation) ";
 
@@ -141,18 +147,47 @@ final class FaultRun {
         Map<String, List<String>> violations = new LinkedHashMap<>();
         violations.put("clients that failed", clientsFailed);
         violations.put("nodes not back after the faults", notBack);
+        violations.put(
+            "broken promises the faults saw",
+            applied.stream()
+                .filter(a -> a.what().contains(Fault.FINDING))
+                .map(a -> a.fault() + ": " + a.what())
+                .toList());
         violations.put("sessions expired while kept alive", sessionsLost(s));
         violations.putAll(check(ops, finals));
         violations.put(NOT_A_VIOLATION + "never connected", unavailable);
         return new Outcome(s, countByKind(ops), applied, violations);
       } finally {
-        for (Process w : workers) {
-          w.destroyForcibly();
+        stopAll(workers, nodes);
+      }
+    }
+  }
+
+  /**
+   * Stops every client and node this run started, by PID, and waits for each to be gone, also when
+   * the run is being interrupted (a campaign stopping its other runs after one failed): the
+   * interrupt is set aside until everything is stopped, then restored. Found when an interrupted
+   * run's first wait threw and left its three node JVMs running, outside any network, for good.
+   */
+  private static void stopAll(List<Process> workers, List<FaultNode> nodes) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      for (Process w : workers) {
+        w.destroyForcibly();
+      }
+      for (FaultNode n : nodes) {
+        n.close();
+      }
+      for (Process w : workers) {
+        try {
           w.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
         }
-        for (FaultNode n : nodes) {
-          n.close();
-        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }
@@ -215,6 +250,9 @@ final class FaultRun {
         c.create(pool, CAPACITY);
       }
       c.create(COUNTER, 0);
+      for (String t : TICKETS) {
+        c.create(t, 0);
+      }
     }
   }
 
@@ -235,7 +273,8 @@ final class FaultRun {
                 String.join(",", POOLS),
                 COUNTER,
                 Long.toString(seed),
-                Long.toString(sessionTtl(client, s).toMillis())));
+                Long.toString(sessionTtl(client, s).toMillis()),
+                String.join(",", TICKETS)));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(s.dir().resolve("client-" + client + ".log").toFile())
@@ -269,7 +308,9 @@ final class FaultRun {
       FaultNode leader = Fault.leader(nodes);
       StringBuilder said = new StringBuilder();
       long start = System.nanoTime();
+      note(s, "applying " + fault);
       Fault.Undo undo = fault.apply(network, nodes, clients, clientProcesses, leader, random, said);
+      note(s, fault + ": " + said);
       long failover = -1;
       try {
         long faultEnd = start + s.faultFor().toNanos();
@@ -278,7 +319,9 @@ final class FaultRun {
         }
         TimeUnit.NANOSECONDS.sleep(Math.max(0, faultEnd - System.nanoTime()));
       } finally {
+        note(s, "undoing " + fault);
         undo.undo();
+        note(s, "undone " + fault);
       }
       applied.add(new Applied(fault, said.toString(), failover));
     }
@@ -294,6 +337,23 @@ final class FaultRun {
       }
     }
     return applied;
+  }
+
+  /**
+   * Appends {@code what} with the time to the run's {@code faults.log}: when each fault was applied
+   * and undone, to read beside the nodes' and clients' logs.
+   */
+  private static void note(Settings s, String what) {
+    try {
+      Files.writeString(
+          s.dir().resolve("faults.log"),
+          java.time.Instant.now() + " " + what + "\n",
+          java.nio.charset.StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      // the log only helps reading a run
+    }
   }
 
   /**
@@ -403,9 +463,10 @@ final class FaultRun {
   }
 
   /**
-   * The pools' and the counter's values once every client's session has ended: polled until the
-   * pools are back to capacity or {@code within} passes (a session whose client could not close it
-   * ends by its TTL), then read as they are.
+   * The pools', the counter's and the tickets' values once every client's session has ended: polled
+   * until no session but the harness's own is left and the pools are back to capacity, or {@code
+   * within} passes (a session whose client could not close it ends by its TTL; a lease outlives its
+   * session by its own), then read as they are.
    */
   private static Map<String, Long> quiescentValues(String addresses, Duration within)
       throws InterruptedException {
@@ -418,8 +479,13 @@ final class FaultRun {
           values.put(pool, c.semaphore(pool).value());
         }
         values.put(COUNTER, c.semaphore(COUNTER).value());
+        for (String t : TICKETS) {
+          values.put(t, c.semaphore(t).value());
+        }
         boolean back = POOLS.stream().allMatch(p -> values.getOrDefault(p, -1L) == CAPACITY);
-        if (back || System.nanoTime() > deadline) {
+        boolean sessionsEnded =
+            c.sessions().stream().allMatch(session -> session.sessionId() == c.sessionId());
+        if ((back && sessionsEnded) || System.nanoTime() > deadline) {
           return values;
         }
         Thread.sleep(200);
@@ -455,6 +521,12 @@ final class FaultRun {
     out.put(
         "increments",
         FaultChecks.incrementsAccountedFor(ops, COUNTER, 0, finals.getOrDefault(COUNTER, -1L)));
+    List<String> tickets = new ArrayList<>();
+    for (String t : TICKETS) {
+      tickets.addAll(
+          FaultChecks.incrementsAndTakesAccountedFor(ops, t, 0, finals.getOrDefault(t, -1L)));
+    }
+    out.put("WaitMany grants", tickets);
     Map<String, Long> capacity = new LinkedHashMap<>();
     Map<String, Long> after = new LinkedHashMap<>();
     for (String pool : POOLS) {

@@ -7,6 +7,7 @@ import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.Semop;
+import io.semafor.client.WaitMany;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,14 +16,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One client of a fault run, as its own process in its own network namespace: for a while it takes
- * an owned permit of one of the pool semaphores, holds it, and gives it back; increments the
- * counter; and reads a pool's value — appending every operation, as it saw it, to its op log. Then
- * it closes its session (so everything it still held comes back) and prints {@code done}.
+ * an owned permit of one of the pool semaphores, holds it, and gives it back (or both pools at once
+ * with a {@code semop}, or one as a lease); increments the counter; adds a ticket and consumes
+ * tickets with a WaitMany list; and reads a pool's value — appending every operation, as it saw it,
+ * to its op log. Then it closes its session (so everything it still held comes back) and prints
+ * {@code done}.
  *
  * <p>Args: {@code clientId addresses opLog durationMillis holdMillis pools counter seed
- * [sessionTtlMillis]}, where {@code pools} is comma-separated. An operation whose answer never came
- * (the client gave up, or reported the outcome unknown) is recorded {@code UNKNOWN}; one refused
- * for sure {@code FAILED}.
+ * [sessionTtlMillis [tickets]]}, where {@code pools} and {@code tickets} are comma-separated. An
+ * operation whose answer never came (the client gave up, or reported the outcome unknown) is
+ * recorded {@code UNKNOWN}; one refused for sure {@code FAILED}.
  *
  * <p>A session can expire under it (the process frozen past its TTL by the {@code FREEZE_CLIENT}
  * fault): the server then gave back what it held at a moment the client cannot know, after the
@@ -57,6 +60,8 @@ public final class FaultWorker {
     String counter = args[6];
     Random random = new Random(Long.parseLong(args[7]));
     Duration ttl = args.length > 8 ? Duration.ofMillis(Long.parseLong(args[8])) : SESSION_TTL;
+    List<String> tickets =
+        args.length > 9 && !args[9].isEmpty() ? List.of(args[9].split(",", -1)) : List.of();
     SemaforClient c = connect(client, addresses, end, ttl);
     if (c == null) {
       System.out.println("never connected: the cluster served no one for the whole run");
@@ -76,8 +81,10 @@ public final class FaultWorker {
           leaseRenewRelease(client, pool, holdNanos, out);
         } else if (roll < 0.7 && pools.size() > 1) {
           semopHoldRelease(client, c, pools, holdNanos, out);
-        } else if (roll < 0.9) {
+        } else if (roll < 0.8) {
           increment(client, c.semaphore(counter), out);
+        } else if (roll < 0.9 && !tickets.isEmpty()) {
+          incrementThenWaitMany(client, c, tickets, random, out);
         } else {
           read(client, pool, out);
         }
@@ -348,6 +355,10 @@ public final class FaultWorker {
     for (String pool : pools) {
       semop.take(pool, 1).owned();
     }
+    // the session the permits will be owned by, read before the semop: read at release time it is
+    // the new session after an expiry, and a release refused there was taken for a failed one
+    // (found by a campaign: a frozen semop holder's lost permits read as still held, an over-grant)
+    long session = c.sessionId();
     long invoked = System.nanoTime();
     Semop.Result result;
     try {
@@ -383,7 +394,7 @@ public final class FaultWorker {
     }
     TimeUnit.NANOSECONDS.sleep(Math.max(0, returned + holdNanos - System.nanoTime()));
     for (String pool : pools) {
-      release(client, c, c.semaphore(pool), c.sessionId(), invoked, out);
+      release(client, c, c.semaphore(pool), session, invoked, out);
     }
   }
 
@@ -398,6 +409,57 @@ public final class FaultWorker {
       outcome = outcomeOf(e);
     }
     out.append(Op.increment(client, counter.name(), 1, invoked, System.nanoTime(), outcome));
+  }
+
+  /**
+   * The most a WaitMany entry asks of each ticket semaphore: more than one, so grants are partial.
+   */
+  static final long WAIT_MANY_AMOUNT = 2;
+
+  /** How long a WaitMany list waits for a grant. */
+  static final Duration WAIT_MANY_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * Adds a ticket to one of the {@code tickets} semaphores, then consumes tickets IRIS-style: a
+   * WaitMany list asks every ticket semaphore for up to {@link #WAIT_MANY_AMOUNT}, waits up to
+   * {@link #WAIT_MANY_TIMEOUT}, and each grant it reports is taken for good (recorded as an OK
+   * take); the list is then closed, giving back what was granted but not reported. If the wait got
+   * no answer, the server may have reported any entry's grant: an UNKNOWN take of up to the asked
+   * amount per semaphore stands for that.
+   */
+  private static void incrementThenWaitMany(
+      int client, SemaforClient c, List<String> tickets, Random random, OpLog.Writer out)
+      throws InterruptedException, java.io.IOException {
+    increment(client, c.semaphore(tickets.get(random.nextInt(tickets.size()))), out);
+    java.util.Map<String, Long> reported = new java.util.LinkedHashMap<>();
+    try (WaitMany list = c.waitMany()) {
+      for (String t : tickets) {
+        // an unreported grant is not consumed: a failed add leaves nothing taken
+        list.add(t, WAIT_MANY_AMOUNT, granted -> reported.put(t, granted));
+      }
+      long invoked = System.nanoTime();
+      try {
+        list.await(WAIT_MANY_TIMEOUT);
+        aliveAt = invoked;
+      } catch (SemaforException e) {
+        if (outcomeOf(e) == Op.Outcome.UNKNOWN) {
+          long now = System.nanoTime();
+          for (String t : tickets) {
+            out.append(Op.take(client, t, WAIT_MANY_AMOUNT, invoked, now, Op.Outcome.UNKNOWN));
+          }
+        }
+        throw e;
+      }
+      long returned = System.nanoTime();
+      for (var r : reported.entrySet()) {
+        if (r.getValue() > 0) {
+          out.append(Op.take(client, r.getKey(), r.getValue(), invoked, returned, Op.Outcome.OK));
+        }
+      }
+    } catch (SemaforException e) {
+      // an add, the wait or the close refused or unanswered: what was granted and not reported
+      // stays in the list until the session ends, and then goes back, as it would for a crash
+    }
   }
 
   private static void read(int client, NamedSemaphore pool, OpLog.Writer out)

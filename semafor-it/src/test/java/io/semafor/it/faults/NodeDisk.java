@@ -133,6 +133,23 @@ public final class NodeDisk implements AutoCloseable {
   // ------------------------------------------------------------------ power loss
 
   /**
+   * Flips one byte in the middle of the snapshot the node would start from (its node stopped
+   * first): what a bad sector leaves. Returns that file; empty if the node has no finished snapshot
+   * yet.
+   */
+  Optional<Path> corruptNewestSnapshot() {
+    try {
+      Optional<Path> newest = SnapshotFiles.newestFinished(dir);
+      if (newest.isPresent()) {
+        SnapshotFiles.flipOneByte(newest.get());
+      }
+      return newest;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
    * Leaves what a power cut leaves while a record was being appended ({@link TornTail}). Call with
    * the node down. Returns the segment torn, or empty if the node has none open.
    */

@@ -12,9 +12,11 @@ import java.util.Set;
  * compared in real time.
  *
  * @param client which client (one session) made the operation
- * @param kind {@link #ACQUIRE}, {@link #RELEASE}, {@link #INCREMENT} or {@link #READ}
+ * @param kind {@link #ACQUIRE}, {@link #RELEASE}, {@link #INCREMENT}, {@link #TAKE} or {@link
+ *     #READ}
  * @param semaphore the semaphore's name
- * @param amount the permits acquired, released or added; 0 for a read
+ * @param amount the permits acquired, released, added or taken (for a take whose answer never came,
+ *     the most it could have taken); 0 for a read
  * @param invoked when the client sent it
  * @param completed when the client saw its answer, or gave up on one ({@link Long#MAX_VALUE} for an
  *     op still in flight: see {@link #invocation})
@@ -44,10 +46,16 @@ public record Op(
   /** Adds {@code amount} to the value, holding nothing. */
   public static final String INCREMENT = "increment";
 
+  /**
+   * Takes {@code amount} permits for good (a WaitMany grant reported to the client: consumed, owned
+   * by no one, never given back).
+   */
+  public static final String TAKE = "take";
+
   /** Reads the value. */
   public static final String READ = "read";
 
-  private static final Set<String> KINDS = Set.of(ACQUIRE, RELEASE, INCREMENT, READ);
+  private static final Set<String> KINDS = Set.of(ACQUIRE, RELEASE, INCREMENT, TAKE, READ);
 
   /** What the client knows about whether an operation took effect. */
   public enum Outcome {
@@ -66,7 +74,7 @@ public record Op(
    * Refuses records no client could have seen, so a harness bug shows up when the history is
    * written or read rather than as a baffling verdict.
    *
-   * @throws IllegalArgumentException if the kind is not one of the four, or an op that completed
+   * @throws IllegalArgumentException if the kind is not one of the five, or an op that completed
    *     did so before it was invoked
    */
   public Op {
@@ -105,6 +113,12 @@ public record Op(
   public static Op increment(
       int client, String semaphore, long amount, long invoked, long completed, Outcome outcome) {
     return new Op(client, INCREMENT, semaphore, amount, invoked, completed, outcome, -1, -1, -1);
+  }
+
+  /** A take of {@code amount} permits for good (at most that many if UNKNOWN). */
+  public static Op take(
+      int client, String semaphore, long amount, long invoked, long completed, Outcome outcome) {
+    return new Op(client, TAKE, semaphore, amount, invoked, completed, outcome, -1, -1, -1);
   }
 
   /** A read that saw {@code value} (-1 if it did not complete). */

@@ -57,7 +57,7 @@ final class TestNetwork implements AutoCloseable {
       return "the fault harness needs root (network namespaces, iptables, tmpfs, ptrace); running as "
           + System.getProperty("user.name");
     }
-    for (String command : List.of("ip", "iptables", "strace", "mount", "fallocate")) {
+    for (String command : List.of("ip", "ss", "iptables", "strace", "mount", "fallocate")) {
       if (!onPath(command)) {
         return "the fault harness needs the '"
             + command
@@ -264,11 +264,75 @@ final class TestNetwork implements AutoCloseable {
     }
   }
 
+  /** The bridge's own address on the test subnet: the harness's side of the network. */
+  String gateway() {
+    return subnet + ".1";
+  }
+
+  /**
+   * Connections that any other host opens from now on to {@code target}'s {@code port} go to {@code
+   * viaPort} on the {@link #gateway} instead (iptables DNAT in each host's namespace), where a
+   * {@link DelayProxy} passes them on; connections already open are not moved ({@link
+   * #cutConnections} does that). {@link #unredirect} undoes it.
+   */
+  void redirect(Host target, int port, int viaPort) {
+    for (Host h : hosts.values()) {
+      if (!h.equals(target)) {
+        inside(
+            h,
+            "iptables",
+            "-t",
+            "nat",
+            "-A",
+            "OUTPUT",
+            "-p",
+            "tcp",
+            "-d",
+            target.address(),
+            "--dport",
+            Integer.toString(port),
+            "-j",
+            "DNAT",
+            "--to-destination",
+            gateway() + ":" + viaPort);
+      }
+    }
+  }
+
+  /** Connections opened from now on go straight to their destination again. */
+  void unredirect() {
+    for (Host h : hosts.values()) {
+      inside(h, "iptables", "-t", "nat", "-F", "OUTPUT");
+    }
+  }
+
+  /**
+   * Aborts every open TCP connection from any host to {@code target}'s {@code port} ({@code ss
+   * -K}): the sockets at the connecting ends fail at once, and their peers' with the next segment.
+   */
+  void cutConnections(Host target, int port) {
+    for (Host h : hosts.values()) {
+      quietly(
+          "ip",
+          "netns",
+          "exec",
+          h.namespace(),
+          "ss",
+          "-K",
+          "dst",
+          target.address(),
+          "dport",
+          "=",
+          ":" + port);
+    }
+  }
+
   /** Removes every rule: all hosts reach each other again. */
   void heal() {
     for (Host h : hosts.values()) {
       inside(h, "iptables", "-F", "INPUT");
       inside(h, "iptables", "-F", "OUTPUT");
+      inside(h, "iptables", "-t", "nat", "-F", "OUTPUT");
     }
   }
 
