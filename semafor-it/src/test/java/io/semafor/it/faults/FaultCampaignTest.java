@@ -28,8 +28,13 @@ class FaultCampaignTest {
   private static final int SECONDS = Integer.getInteger("faults.seconds", 30);
   private static final int NODES = Integer.getInteger("faults.nodes", 3);
 
-  /** {@code -Dfaults.kinds=KILL_LEADER,PAUSE_LEADER}: only these; default every kind. */
-  private static final List<Fault> KINDS = kinds(System.getProperty("faults.kinds", ""));
+  /**
+   * {@code -Dfaults.kinds=KILL_LEADER,PAUSE_LEADER}: only these; by default every kind in the
+   * campaign ({@code -Pfaults}, {@code faults.long}) and every kind {@link Fault#inSmoke} in the
+   * default build's smoke.
+   */
+  private static final List<Fault> KINDS =
+      kinds(System.getProperty("faults.kinds", ""), Boolean.getBoolean("faults.long"));
 
   private static final int PARALLEL = Integer.getInteger("faults.parallel", 2);
   private static final long SEED = Long.getLong("faults.seed", System.currentTimeMillis());
@@ -92,9 +97,9 @@ class FaultCampaignTest {
     assertThat(failures).as("violations by run (logs under %s)", dir).isEmpty();
   }
 
-  private static List<Fault> kinds(String given) {
+  private static List<Fault> kinds(String given, boolean campaign) {
     if (given.isBlank()) {
-      return List.of(Fault.values());
+      return java.util.Arrays.stream(Fault.values()).filter(f -> campaign || f.inSmoke()).toList();
     }
     List<Fault> out = new ArrayList<>();
     for (String k : given.split(",", -1)) {

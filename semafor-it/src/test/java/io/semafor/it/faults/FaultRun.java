@@ -163,6 +163,29 @@ final class FaultRun {
     }
   }
 
+  /** How long the nemesis waits for every node to answer again before the next fault. */
+  static final Duration NODES_BACK_WITHIN = Duration.ofSeconds(30);
+
+  /**
+   * Waits until every running node answers its admin endpoint again (a node restarted by an undo
+   * takes 5–12 s to start on a loaded machine), for at most {@code within}, so that faults come one
+   * at a time: without it a kill striking while the last one's restart was still starting took a
+   * majority down for longer than a session's TTL, which no single fault does (found by a smoke
+   * whose sessions expired so). A node that stays silent is left to "nodes not back" to report.
+   */
+  private static void awaitNodesAnswering(List<FaultNode> nodes, Duration within, Settings s)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    for (FaultNode n : nodes) {
+      while (n.isRunning() && n.status() == null && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      if (n.isRunning() && n.status() == null) {
+        note(s, n.id() + " still not answering " + within + " after the fault was undone");
+      }
+    }
+  }
+
   /**
    * Stops every client and node this run started, by PID, and waits for each to be gone, also when
    * the run is being interrupted (a campaign stopping its other runs after one failed): the
@@ -324,6 +347,7 @@ final class FaultRun {
         note(s, "undone " + fault);
       }
       applied.add(new Applied(fault, said.toString(), failover));
+      awaitNodesAnswering(nodes, NODES_BACK_WITHIN, s);
     }
     network.heal();
     for (Process p : clientProcesses) {
