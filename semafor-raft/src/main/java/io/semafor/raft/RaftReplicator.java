@@ -211,24 +211,22 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
-    this.sender =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "semafor-raft-send-" + config.nodeId());
-              t.setDaemon(true);
-              return t;
-            });
+    this.sender = Executors.newSingleThreadExecutor(daemon("semafor-raft-send-" + config.nodeId()));
     server.start();
     this.division = server.getDivision(GROUP_ID);
     this.member = localMember(division, server);
     this.watchTimer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "semafor-raft-watch-" + config.nodeId());
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(daemon("semafor-raft-watch-" + config.nodeId()));
     watchAppenders();
+  }
+
+  /** Daemon threads named {@code name}: this member's own never keep a JVM up. */
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // runs until close; neither check throws

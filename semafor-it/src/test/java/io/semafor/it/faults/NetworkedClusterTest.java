@@ -62,6 +62,16 @@ class NetworkedClusterTest {
     }
   }
 
+  /** A client in the harness's own namespace, given every node's address. */
+  private SemaforClient client() {
+    String addresses =
+        nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
+    return SemaforClient.builder()
+        .addresses(addresses)
+        .giveUpAfter(Duration.ofSeconds(30))
+        .connect();
+  }
+
   private FaultNode leader() {
     return await()
         .atMost(Duration.ofSeconds(60))
@@ -73,13 +83,7 @@ class NetworkedClusterTest {
   @Test
   void aClientOnTheTestSubnetUsesAClusterOfNamespacedNodes() {
     leader();
-    String addresses =
-        nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
-    try (SemaforClient c =
-        SemaforClient.builder()
-            .addresses(addresses)
-            .giveUpAfter(Duration.ofSeconds(30))
-            .connect()) {
+    try (SemaforClient c = client()) {
       c.create("printers", 2);
       assertThat(c.semaphore("printers").value()).isEqualTo(2);
     }
@@ -113,13 +117,7 @@ class NetworkedClusterTest {
   @Test
   void underPacketDelayEveryCommitWaitsForTheDelayedFollowersAndNoneIsLost() {
     leader();
-    String addresses =
-        nodes.stream().map(FaultNode::clientAddress).collect(Collectors.joining(","));
-    try (SemaforClient c =
-        SemaforClient.builder()
-            .addresses(addresses)
-            .giveUpAfter(Duration.ofSeconds(30))
-            .connect()) {
+    try (SemaforClient c = client()) {
       c.create("counter", 0);
       Fault.Undo undo =
           Fault.PACKET_DELAY.apply(
