@@ -9,9 +9,6 @@ class AppenderWatchTest {
   /** An appender whose silence the test sets, as a fake clock would. */
   private static final class FakeAppender implements AppenderWatch.Watched {
     long silentMillis;
-    long unansweredMillis;
-    long matchIndex = 100;
-    long leaderLastIndex = 100;
     boolean running = true;
     int restarts;
     boolean failRestart;
@@ -24,21 +21,6 @@ class AppenderWatchTest {
     @Override
     public long silentMillis() {
       return silentMillis;
-    }
-
-    @Override
-    public long unansweredMillis() {
-      return unansweredMillis;
-    }
-
-    @Override
-    public long matchIndex() {
-      return matchIndex;
-    }
-
-    @Override
-    public long leaderLastIndex() {
-      return leaderLastIndex;
     }
 
     @Override
@@ -103,63 +85,5 @@ class AppenderWatchTest {
     a.failRestart = false;
     assertThat(watch.check()).containsExactly(a);
     assertThat(a.restarts).isEqualTo(1);
-  }
-
-  private static final long LIMIT_NANOS = AppenderWatch.STALL_LIMIT.toNanos();
-
-  @Test
-  void aFollowerThatAnswersButStaysBehindForTheLimitHasItsAppenderRestarted() {
-    FakeAppender a = new FakeAppender();
-    a.matchIndex = 229;
-    a.leaderLastIndex = 365; // answering "inconsistent" to every heartbeat, never sent 229
-    watch.watch(a);
-
-    assertThat(watch.check(0)).isEmpty(); // first seen at 229
-    assertThat(watch.check(LIMIT_NANOS - 1)).isEmpty();
-    assertThat(watch.check(LIMIT_NANOS)).containsExactly(a);
-  }
-
-  @Test
-  void aFollowerThatCatchesUpIsLeftAloneHoweverLongItTakes() {
-    FakeAppender a = new FakeAppender();
-    a.leaderLastIndex = 10_000;
-    watch.watch(a);
-
-    for (long t = 0; t <= 3 * LIMIT_NANOS; t += LIMIT_NANOS / 2) {
-      a.matchIndex += 10; // progress at every check
-      assertThat(watch.check(t)).isEmpty();
-    }
-  }
-
-  @Test
-  void aFollowerThatDoesNotAnswerIsLeftToItsAppender() {
-    FakeAppender a = new FakeAppender();
-    a.matchIndex = 229;
-    a.leaderLastIndex = 365;
-    a.unansweredMillis = AppenderWatch.ANSWERING_WITHIN.toMillis(); // down or cut off
-    watch.watch(a);
-
-    assertThat(watch.check(0)).isEmpty();
-    assertThat(watch.check(2 * LIMIT_NANOS)).isEmpty();
-  }
-
-  @Test
-  void aFollowerThatIsUpToDateIsNotStalledHoweverLongNothingIsWritten() {
-    FakeAppender a = new FakeAppender(); // match = leader's last = 100
-    watch.watch(a);
-
-    assertThat(watch.check(0)).isEmpty();
-    assertThat(watch.check(2 * LIMIT_NANOS)).isEmpty();
-  }
-
-  @Test
-  void aFollowerThatHasAcknowledgedNothingYetIsLeftToRatisWhileItsAppenderSends() {
-    FakeAppender a = new FakeAppender();
-    a.matchIndex = -1; // a new member receiving its first snapshot
-    a.leaderLastIndex = 1763;
-    watch.watch(a);
-
-    assertThat(watch.check(0)).isEmpty();
-    assertThat(watch.check(2 * LIMIT_NANOS)).isEmpty();
   }
 }
