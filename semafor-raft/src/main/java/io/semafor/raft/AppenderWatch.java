@@ -77,12 +77,15 @@ final class AppenderWatch {
       try {
         if (!a.running()) {
           it.remove();
-        } else if (a.silentMillis() >= SILENCE_LIMIT.toMillis()) {
+          continue;
+        }
+        long silent = a.silentMillis();
+        if (silent >= SILENCE_LIMIT.toMillis()) {
           log.warn(
               "{} has sent its follower nothing for {} ms (stuck waiting on a dead connection):"
                   + " restarting it",
               a.name(),
-              a.silentMillis());
+              silent);
           a.restart();
           it.remove(); // its replacement is watched once Ratis makes it
           restarts.incrementAndGet();
