@@ -196,15 +196,24 @@ final class FaultNode implements AutoCloseable {
    * which of its JVMs wrote what.
    */
   private void note(String what) {
+    appendLine(
+        dir.resolve("node.log"), "[harness] " + java.time.Instant.now() + " " + id + ": " + what);
+  }
+
+  /**
+   * Appends {@code line} to {@code file} (a log the harness writes beside a run's own logs); a
+   * failure is ignored, as such a line only helps reading the run.
+   */
+  static void appendLine(Path file, String line) {
     try {
       Files.writeString(
-          dir.resolve("node.log"),
-          "[harness] " + java.time.Instant.now() + " " + id + ": " + what + "\n",
+          file,
+          line + "\n",
           java.nio.charset.StandardCharsets.UTF_8,
           java.nio.file.StandardOpenOption.CREATE,
           java.nio.file.StandardOpenOption.APPEND);
     } catch (IOException e) {
-      // the note only helps reading the log
+      // the line only helps reading the run
     }
   }
 

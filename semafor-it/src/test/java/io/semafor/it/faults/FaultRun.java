@@ -368,16 +368,7 @@ final class FaultRun {
    * and undone, to read beside the nodes' and clients' logs.
    */
   private static void note(Settings s, String what) {
-    try {
-      Files.writeString(
-          s.dir().resolve("faults.log"),
-          java.time.Instant.now() + " " + what + "\n",
-          java.nio.charset.StandardCharsets.UTF_8,
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      // the log only helps reading a run
-    }
+    FaultNode.appendLine(s.dir().resolve("faults.log"), java.time.Instant.now() + " " + what);
   }
 
   /**
