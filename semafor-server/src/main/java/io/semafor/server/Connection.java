@@ -75,6 +75,10 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   private final SessionQuota quota;
   private final ServerConfig config;
   private final Edge edge;
+
+  /** Pongs held until the acknowledgements of their keep-alives are applied. */
+  private final OwedPongs owedPongs = new OwedPongs();
+
   private volatile @Nullable Channel channel;
 
   /** The attached session; null before a Hello, while opening, or after the session ended. */
@@ -541,26 +545,14 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     try {
       op = WireRequests.operation(request);
     } catch (WireRequests.Malformed e) {
-      send(
-          ServerFrame.newBuilder()
-              .setResponse(
-                  Response.newBuilder()
-                      .setId(request.getId())
-                      .setFailure(WireResults.failure(ErrorCode.INVALID_ARGUMENT, e.reason())))
-              .build());
+      refuse(sessionId, request, ErrorCode.INVALID_ARGUMENT, e.reason());
       return;
     }
     String denied = denial(op);
     if (denied != null) {
       Audit.record(
           WireAudit.describe(op), whoOrAnonymous(), address(), "PERMISSION_DENIED: " + denied);
-      send(
-          ServerFrame.newBuilder()
-              .setResponse(
-                  Response.newBuilder()
-                      .setId(request.getId())
-                      .setFailure(WireResults.failure(ErrorCode.PERMISSION_DENIED, denied)))
-              .build());
+      refuse(sessionId, request, ErrorCode.PERMISSION_DENIED, denied);
       return;
     }
     // before the submit: a local replicator may apply (and answer) on this very thread
@@ -722,10 +714,56 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (sessionId == 0) {
       return;
     }
-    if (keepAlive.getAcksCount() > 0) {
-      replicator.submit(new Command.Acknowledge(sessionId, keepAlive.getAcksList()), this);
+    if (keepAlive.getAcksCount() == 0) {
+      if (owedPongs.plain()) {
+        send(PONG);
+      }
+      return;
     }
-    send(PONG);
+    // before the submit: a local replicator may apply (and call acksApplied) on this very thread
+    owedPongs.hold();
+    replicator.submit(
+        new Command.Acknowledge(sessionId, keepAlive.getAcksList()), new AfterAcks(this, null));
+  }
+
+  /**
+   * What waits for an {@code Acknowledge} this connection submitted to be applied: the pong of the
+   * keep-alive that carried it ({@code answer} null), or the answer to a request refused at the
+   * edge that carried acknowledgements. Either tells the client its acknowledgements are in, so it
+   * must not go out before they are (see {@link OwedPongs}).
+   */
+  record AfterAcks(Connection connection, @Nullable ServerFrame answer) {}
+
+  /** The {@code Acknowledge} that {@code after} waited for was applied. On the applying thread. */
+  void acksApplied(AfterAcks after) {
+    ServerFrame answer = after.answer();
+    if (answer != null) {
+      send(answer);
+      return;
+    }
+    for (int n = owedPongs.applied(); n > 0; n--) {
+      send(PONG);
+    }
+  }
+
+  /**
+   * Answers a request refused here, before the replicator: the acknowledgements it carried are
+   * applied first, as they would have been with the request, and the answer goes out after them.
+   */
+  private void refuse(long sessionId, Request request, ErrorCode code, String message) {
+    ServerFrame answer =
+        ServerFrame.newBuilder()
+            .setResponse(
+                Response.newBuilder()
+                    .setId(request.getId())
+                    .setFailure(WireResults.failure(code, message)))
+            .build();
+    if (request.getAcksCount() == 0) {
+      send(answer);
+      return;
+    }
+    replicator.submit(
+        new Command.Acknowledge(sessionId, request.getAcksList()), new AfterAcks(this, answer));
   }
 
   /**

@@ -74,7 +74,10 @@ final class Edge implements ApplyListener {
     if (command instanceof Command.ContinueGrants) {
       continuing.set(false); // the leader continues: it proposes one when it takes over
     }
-    if (context instanceof Connection connection) {
+    if (context instanceof Connection.AfterAcks after) {
+      // the client reconnects to the leader and sends the acknowledgements again
+      after.connection().notLeader(leaderHint);
+    } else if (context instanceof Connection connection) {
       if (command instanceof Command.Request request) {
         connection.unanswered(request.requestId());
       }
@@ -163,6 +166,10 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
         continueAfterFlush = true;
       }
+    }
+    if (context instanceof Connection.AfterAcks after) {
+      after.connection().acksApplied(after);
+      return;
     }
     Reply reply = outcome.reply();
     if (reply == null) {
