@@ -46,6 +46,7 @@ final class RaftMetrics {
   private final BooleanSupplier isLeader;
   private final AtomicLong leaderChanges;
   private final AppenderWatch appenderWatch;
+  private final AtomicLong matchCorrections;
   private @Nullable Snapshot snapshot;
   private long snapshotAt;
 
@@ -53,11 +54,13 @@ final class RaftMetrics {
       RaftServer.Division division,
       BooleanSupplier isLeader,
       AtomicLong leaderChanges,
-      AppenderWatch appenderWatch) {
+      AppenderWatch appenderWatch,
+      AtomicLong matchCorrections) {
     this.division = division;
     this.isLeader = isLeader;
     this.leaderChanges = leaderChanges;
     this.appenderWatch = appenderWatch;
+    this.matchCorrections = matchCorrections;
   }
 
   void bindTo(MeterRegistry registry) {
@@ -85,6 +88,11 @@ final class RaftMetrics {
         .description(
             "Log appenders this leader restarted because they had sent their follower nothing for"
                 + " 30 s (stuck on a dead connection; AppenderWatch)")
+        .register(registry);
+    FunctionCounter.builder("semafor_raft_match_corrections", matchCorrections, AtomicLong::get)
+        .description(
+            "Times this leader brought a follower's match index down because the follower asked"
+                + " for entries it was recorded as having (MatchCorrectingLogAppender)")
         .register(registry);
     gauge(
         registry,

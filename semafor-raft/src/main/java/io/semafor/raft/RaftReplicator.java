@@ -180,6 +180,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Restarts this leader's log appenders that got stuck ({@link AppenderWatch}). */
   private final AppenderWatch appenderWatch = new AppenderWatch();
 
+  /** Match indexes this leader's appenders brought down ({@link MatchCorrectingLogAppender}). */
+  private final AtomicLong matchCorrections = new AtomicLong();
+
   private final java.util.concurrent.ScheduledExecutorService watchTimer;
 
   /** A command or an {@link Entry.Read}, and where its answer goes. */
@@ -193,6 +196,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     this.config = config;
     this.parameters = parameters(tls);
     parameters.put(WatchedGrpcRpcType.WATCH, appenderWatch, AppenderWatch.class);
+    parameters.put(WatchedGrpcRpcType.MATCH_CORRECTIONS, matchCorrections, AtomicLong.class);
     this.listener = listener;
     this.selfId = RaftPeerId.valueOf(config.nodeId());
     this.stateMachine =
@@ -1021,7 +1025,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Registers this member's Raft series on {@code registry} (see {@link RaftMetrics}). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    new RaftMetrics(division, this::isLeader, leaderChanges, appenderWatch).bindTo(registry);
+    new RaftMetrics(division, this::isLeader, leaderChanges, appenderWatch, matchCorrections)
+        .bindTo(registry);
   }
 
   /** Where the state lives on disk. */

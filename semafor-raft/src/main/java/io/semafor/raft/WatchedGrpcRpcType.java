@@ -1,5 +1,6 @@
 package io.semafor.raft;
 
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.rpc.RpcFactory;
@@ -8,16 +9,21 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.leader.LogAppender;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Ratis's gRPC transport, unchanged, except that every log appender it makes is handed to the
- * member's {@link AppenderWatch} (given in the server's parameters under {@link #WATCH}). Named in
- * {@code raft.rpc.type}, which takes the class name of a user-defined type: Ratis's documented way
- * to plug in a transport, so no Ratis internals are touched. Public for Ratis's reflection only.
+ * Ratis's gRPC transport, except that its log appenders are {@link MatchCorrectingLogAppender}s,
+ * each handed to the member's {@link AppenderWatch} (given in the server's parameters under {@link
+ * #WATCH}, with the count of match corrections under {@link #MATCH_CORRECTIONS}). Named in {@code
+ * raft.rpc.type}, which takes the class name of a user-defined type: Ratis's documented way to plug
+ * in a transport, so no Ratis internals are touched. Public for Ratis's reflection only.
  */
 public final class WatchedGrpcRpcType implements RpcType {
   /** The parameters' key for the {@link AppenderWatch}. */
   static final String WATCH = "semafor.appender.watch";
+
+  /** The parameters' key for the count of match indexes brought down. */
+  static final String MATCH_CORRECTIONS = "semafor.appender.match-corrections";
 
   /** Made by Ratis, by reflection. */
   public WatchedGrpcRpcType() {}
@@ -33,17 +39,20 @@ public final class WatchedGrpcRpcType implements RpcType {
   }
 
   private static final class Factory extends GrpcFactory {
-    private final @org.jspecify.annotations.Nullable AppenderWatch watch;
+    private final @Nullable AppenderWatch watch;
+    private final AtomicLong matchCorrections;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.watch = parameters.get(WATCH, AppenderWatch.class); // absent for clients
+      AtomicLong corrections = parameters.get(MATCH_CORRECTIONS, AtomicLong.class);
+      this.matchCorrections = corrections == null ? new AtomicLong() : corrections;
     }
 
     @Override
     public LogAppender newLogAppender(
         RaftServer.Division server, LeaderState state, FollowerInfo f) {
-      LogAppender appender = super.newLogAppender(server, state, f);
+      LogAppender appender = new MatchCorrectingLogAppender(server, state, f, matchCorrections);
       if (watch != null) {
         watch.watch(appender);
       }

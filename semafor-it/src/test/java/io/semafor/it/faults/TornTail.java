@@ -7,8 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
@@ -63,17 +65,51 @@ public final class TornTail {
   }
 
   /**
+   * Zeroes the last {@code count} whole records of the newest open segment under {@code dataDir}
+   * (zeros are where Ratis's records end): the entries a machine crash takes from a node that
+   * acknowledged them before they reached its disk ({@code REPLICATED} durability). Returns how
+   * many were dropped (fewer if the segment holds fewer).
+   */
+  public static int loseLastRecords(Path dataDir, int count) throws IOException {
+    Optional<Path> open = openSegment(dataDir);
+    if (open.isEmpty()) {
+      return 0;
+    }
+    List<Long> starts = recordStarts(open.get());
+    if (starts.size() < 2) {
+      return 0;
+    }
+    int dropped = Math.min(count, starts.size() - 1);
+    long from = starts.get(starts.size() - 1 - dropped);
+    long to = starts.get(starts.size() - 1);
+    try (FileChannel ch = FileChannel.open(open.get(), StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.allocate((int) (to - from)), from);
+    }
+    return dropped;
+  }
+
+  /**
    * Where the whole records of a segment end. Each record is a varint length, the entry, and a
    * 4-byte checksum; Ratis preallocates segments with zeros, so a length of 0 ends the records.
    * Empty if the segment does not start with a whole header (found by a campaign: a segment
    * created, and the node killed, before its header was written).
    */
   static OptionalLong endOfRecords(Path segment) throws IOException {
+    List<Long> starts = recordStarts(segment);
+    return starts.isEmpty() ? OptionalLong.empty() : OptionalLong.of(starts.get(starts.size() - 1));
+  }
+
+  /**
+   * Where each whole record of a segment starts, then where they end; empty if the segment does not
+   * start with a whole header.
+   */
+  private static List<Long> recordStarts(Path segment) throws IOException {
     byte[] all = Files.readAllBytes(segment);
     int header = SEGMENT_HEADER.length;
     if (all.length < header || !Arrays.equals(all, 0, header, SEGMENT_HEADER, 0, header)) {
-      return OptionalLong.empty();
+      return List.of();
     }
+    List<Long> starts = new ArrayList<>();
     int at = header;
     while (at < all.length) {
       com.google.protobuf.CodedInputStream in =
@@ -81,10 +117,12 @@ public final class TornTail {
       int length = in.readRawVarint32();
       int next = at + in.getTotalBytesRead() + length + 4;
       if (length == 0 || next > all.length) {
-        return OptionalLong.of(at); // the end marker, or a record cut short: they end here
+        break; // the end marker, or a record cut short: they end here
       }
+      starts.add((long) at);
       at = next;
     }
-    return OptionalLong.of(at);
+    starts.add((long) at);
+    return starts;
   }
 }

@@ -1,0 +1,61 @@
+package io.semafor.raft;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.leader.FollowerInfo;
+import org.apache.ratis.server.leader.LeaderState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ratis's gRPC log appender, except that it believes a follower that says it lacks entries the
+ * leader has recorded as on it (decision 0036).
+ *
+ * <p>When a follower answers an append {@code INCONSISTENCY} ("send me from index n"), Ratis never
+ * sets the next index below the follower's match index plus one, assuming a follower never loses
+ * what it acknowledged. When that record is ahead of the follower's log anyway, and the answer
+ * cannot be paired with its request (Ratis drops its pending requests at every such answer, and a
+ * heartbeat carries no entries), every retry starts above the follower's last entry and draws the
+ * same answer: the follower is never sent the entries it lacks, and serves no one until new entries
+ * happen to come (found by the fault harness: a follower killed and restarted stayed one entry
+ * short for the rest of a run). Here the match index comes down to what the follower has, so the
+ * next append starts where the follower asked. Lowering a match index is always safe: the leader's
+ * commit index never goes back, and a lower record only waits for the follower's next success to
+ * raise it again.
+ */
+final class MatchCorrectingLogAppender extends GrpcLogAppender {
+  private static final Logger log = LoggerFactory.getLogger(MatchCorrectingLogAppender.class);
+
+  private final AtomicLong corrections;
+
+  /**
+   * @param corrections counts the match indexes brought down, across the member's appenders
+   */
+  MatchCorrectingLogAppender(
+      RaftServer.Division server, LeaderState state, FollowerInfo f, AtomicLong corrections) {
+    super(server, state, f);
+    this.corrections = corrections;
+  }
+
+  @Override
+  protected long getNextIndexForInconsistency(long requestFirstIndex, long replyNextIndex) {
+    FollowerInfo follower = getFollower();
+    long recorded = follower.getMatchIndex();
+    if (replyNextIndex > 0 && replyNextIndex <= recorded) {
+      log.warn(
+          "{} asks for entries from {} although it was recorded as having up to {}: taking its"
+              + " word, sending from {}",
+          follower.getName(),
+          replyNextIndex,
+          recorded,
+          replyNextIndex);
+      // the only way Ratis offers to lower a match index (it sets the snapshot index with it, which
+      // matters only when the entry before the next one is no longer in the leader's log, and then
+      // the follower is sent a snapshot, which sets both again)
+      follower.setSnapshotIndex(replyNextIndex - 1);
+      corrections.incrementAndGet();
+    }
+    return super.getNextIndexForInconsistency(requestFirstIndex, replyNextIndex);
+  }
+}
