@@ -47,6 +47,7 @@ final class RaftMetrics {
   private final AtomicLong leaderChanges;
   private final AppenderWatch appenderWatch;
   private final AtomicLong matchCorrections;
+  private final AtomicLong strandedResends;
   private @Nullable Snapshot snapshot;
   private long snapshotAt;
 
@@ -55,12 +56,14 @@ final class RaftMetrics {
       BooleanSupplier isLeader,
       AtomicLong leaderChanges,
       AppenderWatch appenderWatch,
-      AtomicLong matchCorrections) {
+      AtomicLong matchCorrections,
+      AtomicLong strandedResends) {
     this.division = division;
     this.isLeader = isLeader;
     this.leaderChanges = leaderChanges;
     this.appenderWatch = appenderWatch;
     this.matchCorrections = matchCorrections;
+    this.strandedResends = strandedResends;
   }
 
   void bindTo(MeterRegistry registry) {
@@ -92,7 +95,12 @@ final class RaftMetrics {
     FunctionCounter.builder("semafor_raft_match_corrections", matchCorrections, AtomicLong::get)
         .description(
             "Times this leader brought a follower's match index down because the follower asked"
-                + " for entries it was recorded as having (MatchCorrectingLogAppender)")
+                + " for entries it was recorded as having (RepairingLogAppender)")
+        .register(registry);
+    FunctionCounter.builder("semafor_raft_stranded_resends", strandedResends, AtomicLong::get)
+        .description(
+            "Times this leader sent entries again that a follower had not acknowledged and no"
+                + " request in flight carried (StrandedEntries)")
         .register(registry);
     gauge(
         registry,

@@ -180,8 +180,11 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Restarts this leader's log appenders that got stuck ({@link AppenderWatch}). */
   private final AppenderWatch appenderWatch = new AppenderWatch();
 
-  /** Match indexes this leader's appenders brought down ({@link MatchCorrectingLogAppender}). */
+  /** Match indexes this leader's appenders brought down ({@link RepairingLogAppender}). */
   private final AtomicLong matchCorrections = new AtomicLong();
+
+  /** Stranded entries this leader's appenders sent again ({@link StrandedEntries}). */
+  private final AtomicLong strandedResends = new AtomicLong();
 
   private final java.util.concurrent.ScheduledExecutorService watchTimer;
 
@@ -197,6 +200,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     this.parameters = parameters(tls);
     parameters.put(WatchedGrpcRpcType.WATCH, appenderWatch, AppenderWatch.class);
     parameters.put(WatchedGrpcRpcType.MATCH_CORRECTIONS, matchCorrections, AtomicLong.class);
+    parameters.put(WatchedGrpcRpcType.STRANDED_RESENDS, strandedResends, AtomicLong.class);
     this.listener = listener;
     this.selfId = RaftPeerId.valueOf(config.nodeId());
     this.stateMachine =
@@ -1025,7 +1029,13 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Registers this member's Raft series on {@code registry} (see {@link RaftMetrics}). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    new RaftMetrics(division, this::isLeader, leaderChanges, appenderWatch, matchCorrections)
+    new RaftMetrics(
+            division,
+            this::isLeader,
+            leaderChanges,
+            appenderWatch,
+            matchCorrections,
+            strandedResends)
         .bindTo(registry);
   }
 

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -127,6 +128,35 @@ final class FaultNode implements AutoCloseable {
   /** Its data directory's disk (a tmpfs of its own), for the disk nemeses. */
   NodeDisk disk() {
     return disk;
+  }
+
+  /**
+   * Writes the JVM's threads ({@code jcmd Thread.print}) and its namespace's TCP sockets ({@code ss
+   * -tnio}) to {@code threads-TIME.txt} in its directory: what it was doing when a run found a
+   * liveness failure. Does nothing if the JVM is not running; a command that fails leaves its error
+   * in the file instead.
+   */
+  void dumpThreadsAndSockets() {
+    Process p = process;
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    List<String> ss = new ArrayList<>(TestNetwork.in(host));
+    ss.addAll(List.of("ss", "-tnio"));
+    String dump =
+        "# jcmd "
+            + p.pid()
+            + " Thread.print\n"
+            + TestNetwork.output(jcmd, Long.toString(p.pid()), "Thread.print")
+            + "\n# "
+            + String.join(" ", ss)
+            + "\n"
+            + TestNetwork.output(ss.toArray(String[]::new));
+    Path file =
+        dir.resolve("threads-" + java.time.Instant.now().toString().replace(':', '-') + ".txt");
+    appendLine(file, dump);
+    note("threads and sockets written to " + file.getFileName());
   }
 
   /** The JVM's PID; 0 if it never started. */

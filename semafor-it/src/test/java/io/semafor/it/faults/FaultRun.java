@@ -1,6 +1,7 @@
 package io.semafor.it.faults;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,12 +141,20 @@ final class FaultRun {
         List<String> unavailable = new ArrayList<>();
         List<String> clientsFailed =
             awaitWorkers(workers, s.dir(), Duration.ofSeconds(90), unavailable);
-        Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60));
+        List<String> notAnswering = new ArrayList<>();
+        Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60), notAnswering);
         List<String> notBack = nodesNotBack(nodes, Duration.ofSeconds(60));
+        if (!(clientsFailed.isEmpty() && notAnswering.isEmpty() && notBack.isEmpty())) {
+          // a liveness failure: what every node's threads and sockets were doing, for the diagnosis
+          for (FaultNode n : nodes) {
+            n.dumpThreadsAndSockets();
+          }
+        }
         // a client that never connected never opened its log
         List<Op> ops = OpLog.read(logs.stream().filter(Files::exists).toArray(Path[]::new));
         Map<String, List<String>> violations = new LinkedHashMap<>();
         violations.put("clients that failed", clientsFailed);
+        violations.put("cluster not answering after the faults", notAnswering);
         violations.put("nodes not back after the faults", notBack);
         violations.put(
             "broken promises the faults saw",
@@ -481,8 +490,20 @@ final class FaultRun {
    * The pools', the counter's and the tickets' values once every client's session has ended: polled
    * until no session but the harness's own is left and the pools are back to capacity, or {@code
    * within} passes (a session whose client could not close it ends by its TTL; a lease outlives its
-   * session by its own), then read as they are.
+   * session by its own), then read as they are. Empty, with the reason added to {@code
+   * notAnswering}, if the cluster does not serve the harness (then the checks of final values are
+   * skipped: the run has failed already).
    */
+  private static Map<String, Long> quiescentValues(
+      String addresses, Duration within, List<String> notAnswering) throws InterruptedException {
+    try {
+      return quiescentValues(addresses, within);
+    } catch (SemaforException e) {
+      notAnswering.add("the harness could not read the final values: " + e.getMessage());
+      return Map.of();
+    }
+  }
+
   private static Map<String, Long> quiescentValues(String addresses, Duration within)
       throws InterruptedException {
     try (SemaforClient c = admin(addresses)) {
@@ -533,6 +554,16 @@ final class FaultRun {
     out.put("fencing tokens", tokens);
     out.put("FIFO", fifo);
     out.put("release of unheld permits", FaultChecks.releasesOfUnheldPermits(ops));
+    Map<String, Long> initial = new LinkedHashMap<>();
+    for (String pool : POOLS) {
+      initial.put(pool, CAPACITY);
+    }
+    List<String> undecided = new ArrayList<>();
+    out.put("linearizable reads", linearizability(ops, initial, undecided));
+    out.put(NOT_A_VIOLATION + "undecided", undecided);
+    if (finals.isEmpty()) {
+      return out; // the final values could not be read: "cluster not answering" says so
+    }
     out.put(
         "increments",
         FaultChecks.incrementsAccountedFor(ops, COUNTER, 0, finals.getOrDefault(COUNTER, -1L)));
@@ -549,10 +580,6 @@ final class FaultRun {
       after.put(pool, finals.getOrDefault(pool, -1L));
     }
     out.put("leaked permits", FaultChecks.permitsBackAtQuiescence(capacity, after));
-    Map<String, Long> initial = new LinkedHashMap<>(capacity);
-    List<String> undecided = new ArrayList<>();
-    out.put("linearizable reads", linearizability(ops, initial, undecided));
-    out.put(NOT_A_VIOLATION + "undecided", undecided);
     return out;
   }
 

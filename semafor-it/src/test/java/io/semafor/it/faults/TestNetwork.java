@@ -399,7 +399,8 @@ final class TestNetwork implements AutoCloseable {
     }
   }
 
-  private static String output(String... command) {
+  /** Runs a command and returns what it wrote (its error, if it could not run). */
+  static String output(String... command) {
     return execute(command).output;
   }
 

@@ -2,15 +2,18 @@ package io.semafor.raft;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ratis's gRPC log appender, except that it believes a follower that says it lacks entries the
- * leader has recorded as on it (decision 0036).
+ * Ratis's gRPC log appender with two repairs of the leader's record of its follower (decision
+ * 0036): it believes a follower that says it lacks entries the leader has recorded as on it, and it
+ * sends again entries whose request was lost ({@link StrandedEntries}).
  *
  * <p>When a follower answers an append {@code INCONSISTENCY} ("send me from index n"), Ratis never
  * sets the next index below the follower's match index plus one, assuming a follower never loses
@@ -24,18 +27,48 @@ import org.slf4j.LoggerFactory;
  * commit index never goes back, and a lower record only waits for the follower's next success to
  * raise it again.
  */
-final class MatchCorrectingLogAppender extends GrpcLogAppender {
-  private static final Logger log = LoggerFactory.getLogger(MatchCorrectingLogAppender.class);
+final class RepairingLogAppender extends GrpcLogAppender {
+  private static final Logger log = LoggerFactory.getLogger(RepairingLogAppender.class);
 
   private final AtomicLong corrections;
+  private final AtomicLong resends;
+  private final StrandedEntries stranded;
 
   /**
    * @param corrections counts the match indexes brought down, across the member's appenders
+   * @param resends counts the stranded entries sent again, across the member's appenders
    */
-  MatchCorrectingLogAppender(
-      RaftServer.Division server, LeaderState state, FollowerInfo f, AtomicLong corrections) {
+  RepairingLogAppender(
+      RaftServer.Division server,
+      LeaderState state,
+      FollowerInfo f,
+      AtomicLong corrections,
+      AtomicLong resends) {
     super(server, state, f);
     this.corrections = corrections;
+    this.resends = resends;
+    this.stranded = new StrandedEntries(f.getMatchIndex());
+  }
+
+  /** Called by Ratis under the appender's lock before every request it sends, heartbeats too. */
+  @Override
+  public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
+      throws RaftLogIOException {
+    FollowerInfo follower = getFollower();
+    long match = follower.getMatchIndex();
+    long next = follower.getNextIndex();
+    long from = stranded.resendFrom(hasPendingDataRequests(), match, next, System.nanoTime());
+    if (from >= 0) {
+      log.warn(
+          "{} has not acknowledged entries {} to {} and none is in flight to it: sending them"
+              + " again",
+          follower.getName(),
+          from,
+          next - 1);
+      follower.setNextIndex(from);
+      resends.incrementAndGet();
+    }
+    return super.newAppendEntriesRequest(callId, heartbeat);
   }
 
   @Override
