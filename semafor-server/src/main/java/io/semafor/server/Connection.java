@@ -47,6 +47,8 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -714,7 +716,20 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (sessionId == 0) {
       return;
     }
-    if (keepAlive.getAcksCount() == 0) {
+    boolean confirm = keepAlive.getAcksCount() > 0 || keepAlive.getSync();
+    if (keepAlive.getId() != 0) {
+      // the client pairs pongs by id: only this keep-alive's own pong waits
+      ServerFrame pong =
+          ServerFrame.newBuilder().setPong(Pong.newBuilder().setId(keepAlive.getId())).build();
+      if (confirm) {
+        replicator.submit(
+            new Command.Acknowledge(sessionId, keepAlive.getAcksList()), new AfterAcks(this, pong));
+      } else {
+        send(pong);
+      }
+      return;
+    }
+    if (!confirm) {
       if (owedPongs.plain()) {
         send(PONG);
       }
@@ -728,22 +743,23 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   /**
    * What waits for an {@code Acknowledge} this connection submitted to be applied: the pong of the
-   * keep-alive that carried it ({@code answer} null), or the answer to a request refused at the
-   * edge that carried acknowledgements. Either tells the client its acknowledgements are in, so it
-   * must not go out before they are (see {@link OwedPongs}).
+   * keep-alive that carried it (a keep-alive without an id: {@code answer} null, the pongs owed in
+   * order; with one: that keep-alive's pong), or the answer to a request refused at the edge that
+   * carried acknowledgements. Either tells the client its acknowledgements are in, so it must not
+   * go out before they are (see {@link OwedPongs}).
    */
   record AfterAcks(Connection connection, @Nullable ServerFrame answer) {}
 
-  /** The {@code Acknowledge} that {@code after} waited for was applied. On the applying thread. */
-  void acksApplied(AfterAcks after) {
+  /**
+   * The {@code Acknowledge} that {@code after} waited for was applied: the frames that may go now.
+   * On the applying thread.
+   */
+  List<ServerFrame> acksApplied(AfterAcks after) {
     ServerFrame answer = after.answer();
     if (answer != null) {
-      send(answer);
-      return;
+      return List.of(answer);
     }
-    for (int n = owedPongs.applied(); n > 0; n--) {
-      send(PONG);
-    }
+    return Collections.nCopies(owedPongs.applied(), PONG);
   }
 
   /**

@@ -168,7 +168,9 @@ final class Edge implements ApplyListener {
       }
     }
     if (context instanceof Connection.AfterAcks after) {
-      after.connection().acksApplied(after);
+      for (ServerFrame frame : after.connection().acksApplied(after)) {
+        outbox.add(after.connection(), frame);
+      }
       return;
     }
     Reply reply = outcome.reply();

@@ -57,7 +57,8 @@ class AcknowledgementTest {
   }
 
   @Test
-  void theKeepAlivePongWaitsUntilItsAcknowledgementsAreApplied() throws IOException {
+  void withoutIdsTheKeepAlivePongWaitsUntilItsAcknowledgementsAreAppliedAndSoDoThoseBehindIt()
+      throws IOException {
     try (WireClient client = new WireClient(server.address())) {
       client.hello(0, 0);
       client.call(create("x", 1));
@@ -74,6 +75,46 @@ class AcknowledgementTest {
       release();
       assertThat(client.receive().hasPong()).isTrue();
       assertThat(client.receive().hasPong()).as("the plain keep-alive behind it").isTrue();
+    }
+  }
+
+  @Test
+  void withIdsAKeepAliveWithoutAcknowledgementsIsAnsweredAtOnceThoughOneBeforeItWaits()
+      throws IOException {
+    try (WireClient client = new WireClient(server.address())) {
+      client.hello(0, 0);
+      client.call(create("x", 1));
+      long granted = client.call(acquire("x")).getId();
+      holding = true;
+
+      client.send(keepAlive(1, List.of(granted)));
+      client.send(keepAlive(2, List.of()));
+
+      // a client blocked past its deadline is woken by the second pong: it must not wait for a
+      // commit
+      assertThat(client.receive().getPong().getId()).isEqualTo(2);
+      await().atMost(Duration.ofSeconds(5)).until(() -> held() == 1);
+      release();
+      assertThat(client.receive().getPong().getId()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void withIdsASyncKeepAliveIsAnsweredOnceWhatCameBeforeIsApplied() throws IOException {
+    try (WireClient client = new WireClient(server.address())) {
+      client.hello(0, 0);
+      holding = true;
+
+      client.send(
+          ClientFrame.newBuilder()
+              .setKeepAlive(KeepAlive.newBuilder().setId(7).setSync(true))
+              .build());
+      client.send(read("x"));
+
+      assertThat(client.receive().hasReadResponse()).isTrue();
+      await().atMost(Duration.ofSeconds(5)).until(() -> held() == 1);
+      release();
+      assertThat(client.receive().getPong().getId()).isEqualTo(7);
     }
   }
 
@@ -154,8 +195,15 @@ class AcknowledgementTest {
     return Request.newBuilder().setAcquire(Acquire.newBuilder().setName(name(name)).setAmount(1));
   }
 
+  /** A keep-alive without an id: its pong comes in order. */
   private static ClientFrame keepAlive(List<Long> acks) {
-    return ClientFrame.newBuilder().setKeepAlive(KeepAlive.newBuilder().addAllAcks(acks)).build();
+    return keepAlive(0, acks);
+  }
+
+  private static ClientFrame keepAlive(long id, List<Long> acks) {
+    return ClientFrame.newBuilder()
+        .setKeepAlive(KeepAlive.newBuilder().setId(id).addAllAcks(acks))
+        .build();
   }
 
   private static ClientFrame read(String name) {

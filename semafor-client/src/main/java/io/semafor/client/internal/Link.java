@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,6 +113,9 @@ public final class Link implements AutoCloseable {
   private volatile long lastWrite = System.nanoTime();
   private volatile long lastFrame = System.nanoTime();
 
+  /** The id of the last keep-alive sent (guarded by writeLock). */
+  private long keepAliveIds;
+
   /** Keep-alives whose pong has not come back: sent again on resume. */
   private final ConcurrentLinkedQueue<KeptAlive> unconfirmedAcks = new ConcurrentLinkedQueue<>();
 
@@ -148,7 +152,16 @@ public final class Link implements AutoCloseable {
   private record Ack(long id, long readAt) {}
 
   /** A keep-alive's acknowledgements, and who waits for its pong. */
-  private record KeptAlive(List<Long> acks, List<CompletableFuture<Void>> waiters) {
+  private record KeptAlive(long id, List<Long> acks, List<CompletableFuture<Void>> waiters) {
+    /** The frame that sends it (again, on a resume): waiters ask for a pong once all is applied. */
+    byte[] frame() {
+      return Frames.encode(
+          ClientFrame.newBuilder()
+              .setKeepAlive(
+                  KeepAlive.newBuilder().setId(id).addAllAcks(acks).setSync(!waiters.isEmpty()))
+              .build());
+    }
+
     void confirmed() {
       for (CompletableFuture<Void> w : waiters) {
         w.complete(null);
@@ -581,7 +594,7 @@ public final class Link implements AutoCloseable {
           finish(call, frame.getReadResponse());
         }
       }
-      case PONG -> pong(w);
+      case PONG -> pong(w, frame.getPong().getId());
       case FATAL -> {
         Failure f = frame.getFatal().getFailure();
         if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
@@ -604,14 +617,29 @@ public final class Link implements AutoCloseable {
   }
 
   /**
-   * The server has the acknowledgements of the oldest keep-alive still unconfirmed. A pong read
-   * from a connection already replaced is not counted: the keep-alives it answered were sent again
-   * on the new one, whose pongs will count.
+   * The server has the acknowledgements of the keep-alive with this id (of the oldest still
+   * unconfirmed if 0: a server that answers in order). A pong read from a connection already
+   * replaced is not counted: the keep-alives it answered were sent again on the new one, whose
+   * pongs will count.
    */
-  private void pong(Wire w) {
-    KeptAlive confirmed;
+  private void pong(Wire w, long id) {
+    KeptAlive confirmed = null;
     synchronized (writeLock) {
-      confirmed = wire == w ? unconfirmedAcks.poll() : null;
+      if (wire != w) {
+        return;
+      }
+      if (id == 0) {
+        confirmed = unconfirmedAcks.poll();
+      } else {
+        for (Iterator<KeptAlive> it = unconfirmedAcks.iterator(); it.hasNext(); ) {
+          KeptAlive k = it.next();
+          if (k.id() == id) {
+            it.remove();
+            confirmed = k;
+            break;
+          }
+        }
+      }
     }
     if (confirmed != null) {
       confirmed.confirmed();
@@ -746,7 +774,7 @@ public final class Link implements AutoCloseable {
     synchronized (writeLock) {
       if (resumed) {
         for (KeptAlive unconfirmed : unconfirmedAcks) {
-          w.write(Frames.encode(keepAliveFrame(unconfirmed.acks())));
+          w.write(unconfirmed.frame());
         }
       }
       List<Call> pending = new ArrayList<>(requests.values());
@@ -935,13 +963,10 @@ public final class Link implements AutoCloseable {
       for (Ack ack = acks.poll(); ack != null; ack = acks.poll()) {
         sent.add(ack.id());
       }
-      unconfirmedAcks.add(new KeptAlive(sent, waiters));
-      writeLocked(Frames.encode(keepAliveFrame(sent)));
+      KeptAlive k = new KeptAlive(++keepAliveIds, sent, waiters);
+      unconfirmedAcks.add(k);
+      writeLocked(k.frame());
     }
-  }
-
-  private static ClientFrame keepAliveFrame(List<Long> acks) {
-    return ClientFrame.newBuilder().setKeepAlive(KeepAlive.newBuilder().addAllAcks(acks)).build();
   }
 
   private void reconnect() {
