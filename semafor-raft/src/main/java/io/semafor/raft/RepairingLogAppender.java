@@ -1,11 +1,13 @@
 package io.semafor.raft;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,9 +32,18 @@ import org.slf4j.LoggerFactory;
 final class RepairingLogAppender extends GrpcLogAppender {
   private static final Logger log = LoggerFactory.getLogger(RepairingLogAppender.class);
 
+  private static final long NO_CORRECTION = Long.MIN_VALUE;
+
   private final AtomicLong corrections;
   private final AtomicLong resends;
   private final StrandedEntries stranded;
+
+  /**
+   * The match index a follower's answer showed it has, to be set before the next request: the
+   * answer is read on a gRPC thread, outside the appender's lock, while the request is built under
+   * it, so the follower's record is changed only there.
+   */
+  private final AtomicLong correctedMatch = new AtomicLong(NO_CORRECTION);
 
   /**
    * @param corrections counts the match indexes brought down, across the member's appenders
@@ -47,7 +58,7 @@ final class RepairingLogAppender extends GrpcLogAppender {
     super(server, state, f);
     this.corrections = corrections;
     this.resends = resends;
-    this.stranded = new StrandedEntries(f.getMatchIndex());
+    this.stranded = new StrandedEntries(f.getMatchIndex(), f.getNextIndex());
   }
 
   /** Called by Ratis under the appender's lock before every request it sends, heartbeats too. */
@@ -55,40 +66,58 @@ final class RepairingLogAppender extends GrpcLogAppender {
   public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
       throws RaftLogIOException {
     FollowerInfo follower = getFollower();
-    long match = follower.getMatchIndex();
-    long next = follower.getNextIndex();
-    long from = stranded.resendFrom(hasPendingDataRequests(), match, next, System.nanoTime());
+    long corrected = correctedMatch.getAndSet(NO_CORRECTION);
+    if (corrected != NO_CORRECTION && follower.getMatchIndex() > corrected) {
+      long next = follower.getNextIndex();
+      // the only way Ratis offers to lower a match index: it sets the snapshot index and the next
+      // index with it. The snapshot index matters only when the entry before the next one is no
+      // longer in the leader's log, and then the follower is sent a snapshot, which sets all three
+      follower.setSnapshotIndex(corrected);
+      follower.setNextIndex(Math.min(next, corrected + 1));
+    }
+    long now = System.nanoTime();
+    long answered =
+        now - follower.getLastRpcResponseTime().elapsedTime().toLong(TimeUnit.NANOSECONDS);
+    long from =
+        stranded.resendFrom(
+            hasPendingDataRequests(),
+            follower.getMatchIndex(),
+            follower.getNextIndex(),
+            answered,
+            now);
     if (from >= 0) {
       log.warn(
           "{} has not acknowledged entries {} to {} and none is in flight to it: sending them"
               + " again",
           follower.getName(),
           from,
-          next - 1);
+          follower.getNextIndex() - 1);
       follower.setNextIndex(from);
       resends.incrementAndGet();
     }
     return super.newAppendEntriesRequest(callId, heartbeat);
   }
 
+  /** Called by Ratis on the gRPC thread that reads the follower's answer. */
   @Override
   protected long getNextIndexForInconsistency(long requestFirstIndex, long replyNextIndex) {
-    FollowerInfo follower = getFollower();
-    long recorded = follower.getMatchIndex();
-    if (replyNextIndex > 0 && replyNextIndex <= recorded) {
-      log.warn(
-          "{} asks for entries from {} although it was recorded as having up to {}: taking its"
-              + " word, sending from {}",
-          follower.getName(),
-          replyNextIndex,
-          recorded,
-          replyNextIndex);
-      // the only way Ratis offers to lower a match index (it sets the snapshot index with it, which
-      // matters only when the entry before the next one is no longer in the leader's log, and then
-      // the follower is sent a snapshot, which sets both again)
-      follower.setSnapshotIndex(replyNextIndex - 1);
-      corrections.incrementAndGet();
+    long recorded = getFollower().getMatchIndex();
+    if (replyNextIndex < RaftLog.LEAST_VALID_LOG_INDEX || replyNextIndex > recorded) {
+      return super.getNextIndexForInconsistency(requestFirstIndex, replyNextIndex);
     }
-    return super.getNextIndexForInconsistency(requestFirstIndex, replyNextIndex);
+    log.warn(
+        "{} asks for entries from {} although it was recorded as having up to {}: taking its"
+            + " word, sending from {}",
+        getFollower().getName(),
+        replyNextIndex,
+        recorded,
+        replyNextIndex);
+    correctedMatch.set(replyNextIndex - 1);
+    corrections.incrementAndGet();
+    // what Ratis would choose were the match index already down: where the follower asked, but
+    // never the same first entry again
+    return replyNextIndex == requestFirstIndex && replyNextIndex > RaftLog.LEAST_VALID_LOG_INDEX
+        ? replyNextIndex - 1
+        : replyNextIndex;
   }
 }

@@ -20,25 +20,27 @@ import java.time.Duration;
  */
 final class StrandedEntries {
   /**
-   * How long entries may stay stranded before they are sent again: several heartbeats, so that a
-   * success being processed (its request already removed, the match index not yet moved) is never
-   * taken for a lost one.
+   * How long entries may stay stranded, with the follower answering meanwhile, before they are sent
+   * again: so that a success being processed (its request already removed, the match index not yet
+   * moved) is never taken for a lost one.
    */
   static final Duration LIMIT = Duration.ofSeconds(1);
 
   private static final long NOT_STRANDED = Long.MIN_VALUE;
 
   private final long matchAtStart;
+  private final long nextAtStart;
   private long strandedSince = NOT_STRANDED;
 
   /**
-   * @param matchAtStart the follower's match index when the appender started: until the follower
-   *     has acknowledged something since, its match index is not known (a new term starts every
-   *     follower at 0, with the next index at the leader's end), and sending from it would resend a
-   *     whole log, or a snapshot, to a follower that only needs a heartbeat
+   * @param matchAtStart the follower's match index when the appender started (-1 in a new term)
+   * @param nextAtStart its next index then (the leader's end in a new term): until the follower has
+   *     acknowledged something, only entries sent past this are known to have been sent, and
+   *     sending from the unknown match index would resend a whole log, or a snapshot
    */
-  StrandedEntries(long matchAtStart) {
+  StrandedEntries(long matchAtStart, long nextAtStart) {
     this.matchAtStart = matchAtStart;
+    this.nextAtStart = nextAtStart;
   }
 
   /**
@@ -47,11 +49,19 @@ final class StrandedEntries {
    * @param entriesInFlight whether a request with entries awaits its answer
    * @param matchIndex the follower's match index
    * @param nextIndex the follower's next index
+   * @param lastAnswerNanos when the follower last answered anything (the clock of {@code
+   *     nowNanos}): entries are sent again only once it answered after they were found stranded, so
+   *     a follower that is down is left to Ratis's retries
    * @param nowNanos a monotonic clock reading
    */
-  long resendFrom(boolean entriesInFlight, long matchIndex, long nextIndex, long nowNanos) {
-    boolean stranded = !entriesInFlight && matchIndex > matchAtStart && nextIndex > matchIndex + 1;
-    if (!stranded) {
+  long resendFrom(
+      boolean entriesInFlight,
+      long matchIndex,
+      long nextIndex,
+      long lastAnswerNanos,
+      long nowNanos) {
+    long from = matchIndex > matchAtStart ? matchIndex + 1 : nextAtStart;
+    if (entriesInFlight || nextIndex <= from) {
       strandedSince = NOT_STRANDED;
       return -1;
     }
@@ -59,10 +69,10 @@ final class StrandedEntries {
       strandedSince = nowNanos;
       return -1;
     }
-    if (nowNanos - strandedSince < LIMIT.toNanos()) {
+    if (nowNanos - strandedSince < LIMIT.toNanos() || lastAnswerNanos - strandedSince <= 0) {
       return -1;
     }
     strandedSince = NOT_STRANDED;
-    return matchIndex + 1;
+    return from;
   }
 }

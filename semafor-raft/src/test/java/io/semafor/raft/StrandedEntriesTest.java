@@ -6,61 +6,76 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link StrandedEntries}: entries sent, unacknowledged and carried by no request in flight are
- * sent again once they have been so for {@link StrandedEntries#LIMIT}; nothing else is.
+ * sent again once they have been so for {@link StrandedEntries#LIMIT} and the follower answered
+ * meanwhile; nothing else is.
  */
 class StrandedEntriesTest {
   private static final long LIMIT = StrandedEntries.LIMIT.toNanos();
 
-  private final StrandedEntries stranded = new StrandedEntries(0);
+  /** A term that started with the follower's match unknown (-1) and the leader's end at 500. */
+  private final StrandedEntries stranded = new StrandedEntries(-1, 500);
 
   @Test
-  void entriesStrandedForTheLimitAreSentAgainFromTheMatchIndexPlusOne() {
-    assertThat(stranded.resendFrom(false, 553, 555, 0)).isEqualTo(-1);
-    assertThat(stranded.resendFrom(false, 553, 555, LIMIT - 1)).isEqualTo(-1);
+  void entriesStrandedForTheLimitWhileTheFollowerAnswersAreSentAgainFromTheMatchIndexPlusOne() {
+    assertThat(stranded.resendFrom(false, 553, 555, 0, 0)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(false, 553, 555, LIMIT - 1, LIMIT - 1)).isEqualTo(-1);
 
-    assertThat(stranded.resendFrom(false, 553, 555, LIMIT)).isEqualTo(554);
+    assertThat(stranded.resendFrom(false, 553, 555, LIMIT, LIMIT)).isEqualTo(554);
+  }
+
+  @Test
+  void aFollowerThatHasNotAnsweredSinceIsLeftToRatissRetries() {
+    stranded.resendFrom(false, 553, 555, 0, 0);
+
+    // down: its last answer came before the entries were found stranded
+    assertThat(stranded.resendFrom(false, 553, 555, 0, 10 * LIMIT)).isEqualTo(-1);
   }
 
   @Test
   void afterASendAgainTheLimitRunsAfresh() {
-    stranded.resendFrom(false, 553, 555, 0);
-    stranded.resendFrom(false, 553, 555, LIMIT);
+    stranded.resendFrom(false, 553, 555, 0, 0);
+    stranded.resendFrom(false, 553, 555, LIMIT, LIMIT);
 
-    assertThat(stranded.resendFrom(false, 553, 555, LIMIT + 1)).isEqualTo(-1);
-    assertThat(stranded.resendFrom(false, 553, 555, 2 * LIMIT + 1)).isEqualTo(554);
+    assertThat(stranded.resendFrom(false, 553, 555, LIMIT + 1, LIMIT + 1)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(false, 553, 555, 2 * LIMIT + 1, 2 * LIMIT + 1)).isEqualTo(554);
   }
 
   @Test
   void entriesInFlightAreNotStranded() {
-    stranded.resendFrom(true, 553, 555, 0);
+    stranded.resendFrom(true, 553, 555, 0, 0);
 
-    assertThat(stranded.resendFrom(true, 553, 555, 10 * LIMIT)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(true, 553, 555, 10 * LIMIT, 10 * LIMIT)).isEqualTo(-1);
   }
 
   @Test
   void aRequestInFlightInBetweenStartsTheLimitAgain() {
-    stranded.resendFrom(false, 553, 555, 0);
-    stranded.resendFrom(true, 553, 555, LIMIT / 2);
+    stranded.resendFrom(false, 553, 555, 0, 0);
+    stranded.resendFrom(true, 553, 555, LIMIT / 2, LIMIT / 2);
 
-    assertThat(stranded.resendFrom(false, 553, 555, LIMIT)).isEqualTo(-1);
-    assertThat(stranded.resendFrom(false, 553, 555, LIMIT + LIMIT / 2)).isEqualTo(-1);
-    assertThat(stranded.resendFrom(false, 553, 555, 2 * LIMIT)).isEqualTo(554);
+    assertThat(stranded.resendFrom(false, 553, 555, LIMIT, LIMIT)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(false, 553, 555, 2 * LIMIT, 2 * LIMIT)).isEqualTo(554);
   }
 
   @Test
   void aFollowerThatHasEverythingSentIsNotStranded() {
-    stranded.resendFrom(false, 554, 555, 0);
+    stranded.resendFrom(false, 554, 555, 0, 0);
 
-    assertThat(stranded.resendFrom(false, 554, 555, 10 * LIMIT)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(false, 554, 555, 10 * LIMIT, 10 * LIMIT)).isEqualTo(-1);
   }
 
   @Test
-  void aFollowerThatHasAcknowledgedNothingSinceTheAppenderStartedIsLeftToRatis() {
-    StrandedEntries fresh = new StrandedEntries(0);
-    fresh.resendFrom(false, 0, 555, 0);
+  void beforeTheFollowerAcknowledgesAnythingOnlyWhatWasSentPastTheTermsStartIsSentAgain() {
+    // the term's first entry (500) went out and its request was lost: match is still unknown
+    stranded.resendFrom(false, -1, 501, 0, 0);
 
-    // a new term starts every follower at match 0 and next at the leader's end: a heartbeat finds
-    // where it is; sending from 1 would resend the whole log, or a snapshot
-    assertThat(fresh.resendFrom(false, 0, 555, 10 * LIMIT)).isEqualTo(-1);
+    assertThat(stranded.resendFrom(false, -1, 501, LIMIT, LIMIT)).isEqualTo(500);
+  }
+
+  @Test
+  void aFollowerWhoseMatchIsUnknownAndToWhichNothingWasSentIsLeftToRatis() {
+    stranded.resendFrom(false, -1, 500, 0, 0);
+
+    // sending from its unknown match would resend the whole log, or a snapshot
+    assertThat(stranded.resendFrom(false, -1, 500, 10 * LIMIT, 10 * LIMIT)).isEqualTo(-1);
   }
 }
