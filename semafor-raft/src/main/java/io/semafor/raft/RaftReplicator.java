@@ -151,6 +151,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private volatile long inFlightBatch;
 
+  /** Watches for a state machine that can never apply again (read on the watch thread only). */
+  private final ApplyGap applyGap = new ApplyGap();
+
   /** The batch {@link #checkEntryInFlight} last warned about, so that it warns once per entry. */
   private long warnedBatch;
 
@@ -243,6 +246,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
         () -> {
           appenderWatch.check();
           checkEntryInFlight();
+          checkApplyGap();
         },
         AppenderWatch.CHECK_EVERY.toMillis(),
         AppenderWatch.CHECK_EVERY.toMillis(),
@@ -588,6 +592,38 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
           division.getInfo().getLastAppliedIndex());
     } catch (RuntimeException e) {
       log.debug("checking the entry in flight", e);
+    }
+  }
+
+  /**
+   * Stops this node (fail-stop, as a failed log does) when its state machine can never apply again
+   * ({@link ApplyGap}): started again, it loads the newest snapshot on its disk.
+   */
+  private void checkApplyGap() {
+    try {
+      long applied = division.getInfo().getLastAppliedIndex();
+      long start = division.getRaftLog().getStartIndex();
+      long committed = division.getRaftLog().getLastCommittedIndex();
+      if (!applyGap.stuck(applied, start, committed, System.nanoTime())) {
+        return;
+      }
+      String what =
+          "the state machine of "
+              + config.nodeId()
+              + " is at index "
+              + applied
+              + " but its log starts at "
+              + start
+              + ", with entries up to "
+              + committed
+              + " committed: it can never apply them (a snapshot installed while another was being"
+              + " loaded; decision 0037)";
+      if (!closed && logFailed.compareAndSet(false, true)) {
+        log.error("{}; this node must stop and be started again", what);
+        listener.failed(what, new IllegalStateException(what));
+      }
+    } catch (RuntimeException e) {
+      log.debug("checking the applied index", e);
     }
   }
 

@@ -128,11 +128,32 @@ final class SemaforStateMachine extends BaseStateMachine
   }
 
   /**
+   * A snapshot the leader installed that Ratis has yet to load: set when Ratis pauses the machine
+   * to put one in place, cleared when {@link #reinitialize} has loaded it.
+   */
+  private volatile boolean reloadPending;
+
+  /** The index of the snapshot {@link #reinitialize} loaded last (-1: none). */
+  private volatile long reloadedIndex = -1;
+
+  /** The longest {@link #pause} waits for an earlier snapshot's load to end. */
+  static final java.time.Duration RELOAD_WAIT = java.time.Duration.ofSeconds(10);
+
+  /**
    * Ratis pauses the machine before installing a snapshot sent by the leader, and asserts it is
    * paused before calling {@link #reinitialize}.
+   *
+   * <p>If an earlier installed snapshot is still being loaded, this waits (at most {@link
+   * #RELOAD_WAIT}) until Ratis has finished loading it: Ratis marks its apply thread running at the
+   * end of a load, which loses a load asked for meanwhile, and the machine would stay at the older
+   * snapshot while the log starts after the newer one, never to apply again (decision 0037; {@link
+   * ApplyGap} stops the node should it happen anyway). Called on the thread that receives the
+   * snapshot, which only delays that snapshot.
    */
   @Override
   public void pause() {
+    awaitPendingReload();
+    reloadPending = true;
     LifeCycle life = getLifeCycle();
     if (life.getCurrentState() == LifeCycle.State.NEW) {
       life.transition(LifeCycle.State.STARTING);
@@ -147,11 +168,49 @@ final class SemaforStateMachine extends BaseStateMachine
   /** Loads the snapshot the leader installed, replacing the whole state, and resumes. */
   @Override
   public void reinitialize() throws IOException {
-    load(storage.loadLatestSnapshot());
+    SingleFileSnapshotInfo latest = storage.loadLatestSnapshot();
+    load(latest);
+    reloadedIndex = latest == null ? -1 : latest.getIndex();
+    reloadPending = false;
     LifeCycle life = getLifeCycle();
     if (life.getCurrentState() == LifeCycle.State.PAUSED) {
       life.transition(LifeCycle.State.STARTING);
       life.transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  /**
+   * Waits until no installed snapshot is waiting to be loaded and Ratis's applied index has reached
+   * the one loaded last (Ratis sets it just before it marks its apply thread running again), then a
+   * moment more for that last step. Gives up after {@link #RELOAD_WAIT}.
+   */
+  private void awaitPendingReload() {
+    long deadline = System.nanoTime() + RELOAD_WAIT.toNanos();
+    try {
+      while (reloadPending || ratisAppliedIndex() < reloadedIndex) {
+        if (System.nanoTime() - deadline > 0) {
+          log.warn(
+              "an installed snapshot is still being loaded after {}: installing the next one"
+                  + " anyway",
+              RELOAD_WAIT);
+          return;
+        }
+        Thread.sleep(5);
+      }
+      if (reloadedIndex >= 0) {
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ratis's applied index for this member; the largest value if it cannot be read. */
+  private long ratisAppliedIndex() {
+    try {
+      return getServer().getNow(null).getDivision(getGroupId()).getInfo().getLastAppliedIndex();
+    } catch (IOException | RuntimeException e) {
+      return Long.MAX_VALUE;
     }
   }
 

@@ -158,7 +158,10 @@ public final class Main implements Callable<Integer> {
               // and it recovers from its disk and the other members (decision 0032). The exit runs
               // on a thread of its own: this one is Ratis's, which the shutdown hook's close of the
               // Raft server waits for.
-              log.error("stopping: {}. Start this node again once its disk is healthy.", what);
+              log.error(
+                  "stopping: {}. Start this node again (once its disk is healthy, if it failed):"
+                      + " it recovers from its disk and the other members.",
+                  what);
               Thread exit = new Thread(() -> System.exit(EXIT_LOG_FAILED), "semafor-fail-stop");
               exit.start();
             });
