@@ -92,6 +92,8 @@ class TornLogTailTest {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> cluster.statusNumber(victim, "appliedIndex") >= commit);
+      // a new leader would have started with no record of the follower, and no bug to show
+      assertThat(cluster.awaitLeader()).as("the leader all along").isEqualTo(leader);
       assertThat(counter.value()).isEqualTo(50);
     }
   }

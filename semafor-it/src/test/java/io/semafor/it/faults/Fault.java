@@ -80,6 +80,15 @@ enum Fault {
    */
   REPLACE_MEMBER(false),
   /**
+   * A membership change made while a partition is in force: a follower cut off from every other
+   * node, then removed through the leader (the others are a majority of the old configuration and
+   * all of the new one). When the fault ends the partition heals with the removed node still
+   * running, for {@link #REMOVED_NODE_LINGERS}: it must not disrupt a cluster it no longer belongs
+   * to, whose term and log moved on without it. Then it is stopped and replaced by a new member, as
+   * {@link #REPLACE_MEMBER} does.
+   */
+  REPLACE_PARTITIONED_MEMBER(false),
+  /**
    * A bad sector under a node's snapshot: a node at random (the leader or a follower) killed, one
    * byte flipped in the snapshot it would start from, and started again. It must refuse to start
    * (status 65, {@code CorruptSnapshotException}) rather than serve a state that differs from the
@@ -96,6 +105,9 @@ enum Fault {
 
   /** How long a node given a corrupt snapshot has to refuse it and exit. */
   static final java.time.Duration REFUSE_WITHIN = java.time.Duration.ofSeconds(60);
+
+  /** How long a node removed while partitioned stays up among the others once healed. */
+  static final java.time.Duration REMOVED_NODE_LINGERS = java.time.Duration.ofSeconds(3);
 
   /** How long the harness tries to add a replacement member while the cluster elects. */
   static final java.time.Duration ADD_MEMBER_WITHIN = java.time.Duration.ofSeconds(150);
@@ -114,16 +126,6 @@ enum Fault {
 
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;
-
-  /**
-   * Whether the default build's smoke applies this fault. {@link #PACKET_DELAY} is left to the
-   * campaign ({@code -Pfaults}) while the findings it still raises are open (docs/reliability.md,
-   * "Open findings": clients and a restarted member not served for a minute after it, about one run
-   * in five), so that the smoke keeps guarding everything else.
-   */
-  boolean inSmoke() {
-    return this != PACKET_DELAY;
-  }
 
   /** Whether the fault takes the leader away (a failover is then measured). */
   final boolean losesLeader;
@@ -277,6 +279,9 @@ enum Fault {
       case CORRUPT_SNAPSHOT -> {
         return corruptSnapshot(nodes, random, said);
       }
+      case REPLACE_PARTITIONED_MEMBER -> {
+        return replacePartitionedMember(network, nodes, currentLeader, random, said);
+      }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));
         victim.kill();
@@ -308,6 +313,58 @@ enum Fault {
       return () -> {};
     }
     return replace(nodes, leader, followers.get(random.nextInt(followers.size())), said);
+  }
+
+  private static Undo replacePartitionedMember(
+      TestNetwork network,
+      List<FaultNode> nodes,
+      @org.jspecify.annotations.Nullable FaultNode leader,
+      Random random,
+      StringBuilder said) {
+    List<FaultNode> followers = new ArrayList<>();
+    List<TestNetwork.Host> others = new ArrayList<>();
+    for (FaultNode n : nodes) {
+      if (n != leader && n.isRunning()) {
+        followers.add(n);
+      }
+    }
+    if (leader == null || followers.isEmpty()) {
+      said.append("no leader to change the membership through: nothing done");
+      return () -> {};
+    }
+    FaultNode old = followers.get(random.nextInt(followers.size()));
+    for (FaultNode n : nodes) {
+      if (n != old) {
+        others.add(n.host());
+      }
+    }
+    network.partition(List.of(old.host()), others);
+    said.append("isolated ").append(old.id());
+    String refused = leader.removeMember(old.id());
+    if (refused != null) {
+      said.append(", could not remove it: ").append(refused);
+      return network::heal;
+    }
+    said.append(" and removed it");
+    return () -> {
+      network.heal();
+      try {
+        Thread.sleep(REMOVED_NODE_LINGERS.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      old.close(); // stopped, its tmpfs unmounted, as a decommissioned machine's
+      FaultNode fresh = old.replacement(old.id() + "r");
+      nodes.set(nodes.indexOf(old), fresh);
+      fresh.start();
+      String why = addMember(nodes, fresh);
+      said.append("; healed with ").append(old.id()).append(" up for ");
+      said.append(REMOVED_NODE_LINGERS.toSeconds()).append(" s, then stopped it and added ");
+      said.append(fresh.id()).append(" in its place");
+      if (why != null) {
+        said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
+      }
+    };
   }
 
   /**

@@ -29,12 +29,10 @@ class FaultCampaignTest {
   private static final int NODES = Integer.getInteger("faults.nodes", 3);
 
   /**
-   * {@code -Dfaults.kinds=KILL_LEADER,PAUSE_LEADER}: only these; by default every kind in the
-   * campaign ({@code -Pfaults}, {@code faults.long}) and every kind {@link Fault#inSmoke} in the
-   * default build's smoke.
+   * {@code -Dfaults.kinds=KILL_LEADER,PAUSE_LEADER}: only these; by default every kind, in the
+   * default build's smoke as in the campaign.
    */
-  private static final List<Fault> KINDS =
-      kinds(System.getProperty("faults.kinds", ""), Boolean.getBoolean("faults.long"));
+  private static final List<Fault> KINDS = kinds(System.getProperty("faults.kinds", ""));
 
   private static final int PARALLEL = Integer.getInteger("faults.parallel", 2);
   private static final long SEED = Long.getLong("faults.seed", System.currentTimeMillis());
@@ -97,9 +95,9 @@ class FaultCampaignTest {
     assertThat(failures).as("violations by run (logs under %s)", dir).isEmpty();
   }
 
-  private static List<Fault> kinds(String given, boolean campaign) {
+  private static List<Fault> kinds(String given) {
     if (given.isBlank()) {
-      return java.util.Arrays.stream(Fault.values()).filter(f -> campaign || f.inSmoke()).toList();
+      return List.of(Fault.values());
     }
     List<Fault> out = new ArrayList<>();
     for (String k : given.split(",", -1)) {

@@ -141,22 +141,35 @@ final class FaultNode implements AutoCloseable {
     if (p == null || !p.isAlive()) {
       return;
     }
+    Path file =
+        dir.resolve("threads-" + java.time.Instant.now().toString().replace(':', '-') + ".txt");
     String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
     List<String> ss = new ArrayList<>(TestNetwork.in(host));
     ss.addAll(List.of("ss", "-tnio"));
-    String dump =
-        "# jcmd "
-            + p.pid()
-            + " Thread.print\n"
-            + TestNetwork.output(jcmd, Long.toString(p.pid()), "Thread.print")
-            + "\n# "
-            + String.join(" ", ss)
-            + "\n"
-            + TestNetwork.output(ss.toArray(String[]::new));
-    Path file =
-        dir.resolve("threads-" + java.time.Instant.now().toString().replace(':', '-') + ".txt");
-    appendLine(file, dump);
+    // straight to the file: a thread dump is larger than a pipe holds
+    writeInto(file, List.of(jcmd, Long.toString(p.pid()), "Thread.print"));
+    writeInto(file, ss);
     note("threads and sockets written to " + file.getFileName());
+  }
+
+  /** Runs {@code command}, its output appended to {@code file} after a line naming it. */
+  private static void writeInto(Path file, List<String> command) {
+    appendLine(file, "# " + String.join(" ", command));
+    try {
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(file.toFile()))
+              .start();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        appendLine(file, "(no answer in 30 s)");
+      }
+    } catch (IOException e) {
+      appendLine(file, "(could not run: " + e + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The JVM's PID; 0 if it never started. */

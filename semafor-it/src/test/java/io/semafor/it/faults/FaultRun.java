@@ -1,7 +1,6 @@
 package io.semafor.it.faults;
 
 import io.semafor.client.SemaforClient;
-import io.semafor.client.SemaforException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,15 +140,14 @@ final class FaultRun {
         List<String> unavailable = new ArrayList<>();
         List<String> clientsFailed =
             awaitWorkers(workers, s.dir(), Duration.ofSeconds(90), unavailable);
+        // a liveness failure: what every node's threads and sockets were doing, for the diagnosis,
+        // taken as soon as it is seen (before the watches in the nodes change what it shows)
+        boolean dumped = dumpIf(!clientsFailed.isEmpty(), nodes, false);
         List<String> notAnswering = new ArrayList<>();
         Map<String, Long> finals = quiescentValues(addresses, Duration.ofSeconds(60), notAnswering);
+        dumped = dumpIf(!notAnswering.isEmpty(), nodes, dumped);
         List<String> notBack = nodesNotBack(nodes, Duration.ofSeconds(60));
-        if (!(clientsFailed.isEmpty() && notAnswering.isEmpty() && notBack.isEmpty())) {
-          // a liveness failure: what every node's threads and sockets were doing, for the diagnosis
-          for (FaultNode n : nodes) {
-            n.dumpThreadsAndSockets();
-          }
-        }
+        dumpIf(!notBack.isEmpty(), nodes, dumped);
         // a client that never connected never opened its log
         List<Op> ops = OpLog.read(logs.stream().filter(Files::exists).toArray(Path[]::new));
         Map<String, List<String>> violations = new LinkedHashMap<>();
@@ -170,6 +168,17 @@ final class FaultRun {
         stopAll(workers, nodes);
       }
     }
+  }
+
+  /** Dumps every node's threads and sockets if {@code failed} and not {@code done} yet. */
+  private static boolean dumpIf(boolean failed, List<FaultNode> nodes, boolean done) {
+    if (failed && !done) {
+      for (FaultNode n : nodes) {
+        n.dumpThreadsAndSockets();
+      }
+      return true;
+    }
+    return done;
   }
 
   /** How long the nemesis waits for every node to answer again before the next fault. */
@@ -498,7 +507,7 @@ final class FaultRun {
       String addresses, Duration within, List<String> notAnswering) throws InterruptedException {
     try {
       return quiescentValues(addresses, within);
-    } catch (SemaforException e) {
+    } catch (RuntimeException e) { // SemaforException above all: no session, no answer
       notAnswering.add("the harness could not read the final values: " + e.getMessage());
       return Map.of();
     }

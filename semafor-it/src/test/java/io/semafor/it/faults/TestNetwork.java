@@ -399,8 +399,7 @@ final class TestNetwork implements AutoCloseable {
     }
   }
 
-  /** Runs a command and returns what it wrote (its error, if it could not run). */
-  static String output(String... command) {
+  private static String output(String... command) {
     return execute(command).output;
   }
 
