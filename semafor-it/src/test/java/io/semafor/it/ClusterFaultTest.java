@@ -8,7 +8,6 @@ import io.semafor.client.SemaforClient;
 import io.semafor.it.faults.SyncFaults;
 import io.semafor.server.Main;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,10 +52,8 @@ class ClusterFaultTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return FreePorts.next();
   }
 
   private void startCluster() throws Exception {

@@ -7,9 +7,6 @@ import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,11 +103,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return FreePorts.next();
   }
 
   /**

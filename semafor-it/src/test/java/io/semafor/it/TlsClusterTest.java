@@ -19,9 +19,6 @@ import io.semafor.server.security.AuthFile;
 import io.semafor.server.security.Security;
 import io.semafor.server.security.Tokens;
 import io.semafor.server.testing.TestPki;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -54,11 +51,7 @@ class TlsClusterTest {
   }
 
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return FreePorts.next();
   }
 
   /** Starts three nodes, node i with {@code certs.get(i)} for its client and Raft ports. */
