@@ -30,18 +30,10 @@ class TornLogTailTest {
   void aNodeWhoseLogEndsInATornRecordRestartsAndCatchesUp() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
         SemaforClient client = cluster.client(Duration.ofSeconds(30))) {
-      NamedSemaphore counter = client.semaphore("counter");
-      counter.create(0);
-      for (int i = 0; i < 50; i++) {
-        counter.increment(1);
-      }
+      NamedSemaphore counter = fiftyIncrements(client);
       int leader = cluster.awaitLeader();
       int victim = (leader + 1) % 3;
-      long applied = cluster.statusNumber(leader, "appliedIndex");
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(() -> cluster.statusNumber(victim, "appliedIndex") >= applied);
-      cluster.stopNode(victim);
+      stopOnceCaughtUp(cluster, leader, victim);
       Optional<Path> torn = TornTail.tear(cluster.dataDir(victim), new Random(31), 64);
       assertThat(torn).as("the victim's open log segment").isPresent();
       for (int i = 0; i < 50; i++) {
@@ -68,18 +60,10 @@ class TornLogTailTest {
   void aFollowerThatLostEntriesItAcknowledgedIsSentThemAgainWithoutNewWrites() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
         SemaforClient client = cluster.client(Duration.ofSeconds(30))) {
-      NamedSemaphore counter = client.semaphore("counter");
-      counter.create(0);
-      for (int i = 0; i < 50; i++) {
-        counter.increment(1);
-      }
+      NamedSemaphore counter = fiftyIncrements(client);
       int leader = cluster.awaitLeader();
       int victim = (leader + 1) % 3;
-      long commit = cluster.statusNumber(leader, "commitIndex");
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .until(() -> cluster.statusNumber(victim, "appliedIndex") >= commit);
-      cluster.stopNode(victim);
+      long commit = stopOnceCaughtUp(cluster, leader, victim);
       // as after a crash: no snapshot taken at the stop (Ratis takes one when a node stops)
       for (Path snapshot : SnapshotFiles.all(cluster.dataDir(victim))) {
         Files.delete(snapshot);
@@ -96,5 +80,24 @@ class TornLogTailTest {
       assertThat(cluster.awaitLeader()).as("the leader all along").isEqualTo(leader);
       assertThat(counter.value()).isEqualTo(50);
     }
+  }
+
+  private static NamedSemaphore fiftyIncrements(SemaforClient client) {
+    NamedSemaphore counter = client.semaphore("counter");
+    counter.create(0);
+    for (int i = 0; i < 50; i++) {
+      counter.increment(1);
+    }
+    return counter;
+  }
+
+  /** Stops {@code victim} once it has applied all the leader committed; returns that index. */
+  private static long stopOnceCaughtUp(TestCluster cluster, int leader, int victim) {
+    long commit = cluster.statusNumber(leader, "commitIndex");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> cluster.statusNumber(victim, "appliedIndex") >= commit);
+    cluster.stopNode(victim);
+    return commit;
   }
 }

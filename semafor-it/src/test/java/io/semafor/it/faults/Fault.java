@@ -302,17 +302,26 @@ enum Fault {
       @org.jspecify.annotations.Nullable FaultNode leader,
       Random random,
       StringBuilder said) {
+    FaultNode old = followerToReplace(nodes, leader, random);
+    if (leader == null || old == null) {
+      said.append("no leader to change the membership through: nothing done");
+      return () -> {};
+    }
+    return replace(nodes, leader, old, said);
+  }
+
+  /** A running follower at random, to replace; null if there is none (or no leader). */
+  private static @org.jspecify.annotations.Nullable FaultNode followerToReplace(
+      List<FaultNode> nodes, @org.jspecify.annotations.Nullable FaultNode leader, Random random) {
     List<FaultNode> followers = new ArrayList<>();
     for (FaultNode n : nodes) {
       if (n != leader && n.isRunning()) {
         followers.add(n);
       }
     }
-    if (leader == null || followers.isEmpty()) {
-      said.append("no leader to change the membership through: nothing done");
-      return () -> {};
-    }
-    return replace(nodes, leader, followers.get(random.nextInt(followers.size())), said);
+    return leader == null || followers.isEmpty()
+        ? null
+        : followers.get(random.nextInt(followers.size()));
   }
 
   private static Undo replacePartitionedMember(
@@ -321,18 +330,12 @@ enum Fault {
       @org.jspecify.annotations.Nullable FaultNode leader,
       Random random,
       StringBuilder said) {
-    List<FaultNode> followers = new ArrayList<>();
-    List<TestNetwork.Host> others = new ArrayList<>();
-    for (FaultNode n : nodes) {
-      if (n != leader && n.isRunning()) {
-        followers.add(n);
-      }
-    }
-    if (leader == null || followers.isEmpty()) {
+    FaultNode old = followerToReplace(nodes, leader, random);
+    if (leader == null || old == null) {
       said.append("no leader to change the membership through: nothing done");
       return () -> {};
     }
-    FaultNode old = followers.get(random.nextInt(followers.size()));
+    List<TestNetwork.Host> others = new ArrayList<>();
     for (FaultNode n : nodes) {
       if (n != old) {
         others.add(n.host());
