@@ -909,7 +909,7 @@ public final class Link implements AutoCloseable {
     }
     if (reader.isInterrupted() || now - userReaderDeadline >= 0) {
       lastNudge = now;
-      keepAlive();
+      keepAlive(false);
     }
   }
 
@@ -954,7 +954,22 @@ public final class Link implements AutoCloseable {
   }
 
   private void keepAlive() {
+    keepAlive(true);
+  }
+
+  /**
+   * Sends a keep-alive, with the acknowledgements and their waiters ({@code withAcks}), or plain: a
+   * plain one is answered at once, so its pong can wake a thread blocked past its deadline even
+   * while acknowledgements wait for a stalled commit.
+   */
+  private void keepAlive(boolean withAcks) {
     synchronized (writeLock) {
+      if (!withAcks) {
+        KeptAlive plain = new KeptAlive(++keepAliveIds, List.of(), List.of());
+        unconfirmedAcks.add(plain);
+        writeLocked(plain.frame());
+        return;
+      }
       List<CompletableFuture<Void>> waiters = new ArrayList<>();
       for (var w = ackWaiters.poll(); w != null; w = ackWaiters.poll()) {
         waiters.add(w);
