@@ -82,6 +82,35 @@ class TornLogTailTest {
     }
   }
 
+  /**
+   * A follower whose log, once cut at a bad record, ends below its own snapshot (the snapshot Ratis
+   * takes when a node stops covers entries the cut removed): Ratis started it with a gap between
+   * its last entry and the snapshot and refused every later entry ("gap between entries 56 and
+   * 52"), so it never applied another write (found by the CI smoke's `TORN_TAIL`; decision 0038).
+   */
+  @Test
+  void aFollowerWhoseLogEndsBelowItsSnapshotTakesNewEntriesAgain() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
+        SemaforClient client = cluster.client(Duration.ofSeconds(30))) {
+      NamedSemaphore counter = fiftyIncrements(client);
+      int leader = cluster.awaitLeader();
+      int victim = (leader + 1) % 3;
+      stopOnceCaughtUp(cluster, leader, victim); // it writes a snapshot as it stops
+      assertThat(TornTail.loseLastRecords(cluster.dataDir(victim), 3)).isEqualTo(3);
+
+      cluster.startNode(victim);
+      for (int i = 0; i < 10; i++) {
+        counter.increment(1);
+      }
+
+      long commit = cluster.statusNumber(cluster.awaitLeader(), "commitIndex");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> cluster.statusNumber(victim, "appliedIndex") >= commit);
+      assertThat(counter.value()).isEqualTo(60);
+    }
+  }
+
   private static NamedSemaphore fiftyIncrements(SemaforClient client) {
     NamedSemaphore counter = client.semaphore("counter");
     counter.create(0);

@@ -225,10 +225,36 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     this.sender = Executors.newSingleThreadExecutor(daemon("semafor-raft-send-" + config.nodeId()));
     server.start();
     this.division = server.getDivision(GROUP_ID);
+    closeGapBelowSnapshot(division);
     this.member = localMember(division, server);
     this.watchTimer =
         Executors.newSingleThreadScheduledExecutor(daemon("semafor-raft-watch-" + config.nodeId()));
     watchAppenders();
+  }
+
+  /**
+   * Drops the log of a member that starts with its last entry below its own snapshot (decision
+   * 0038): a log cut at a bad record can end there, since the snapshot taken when the node last
+   * stopped covers entries the cut removed. Ratis warns ("End log index 52 is smaller than last
+   * index in snapshot 55") and goes on with the gap, then refuses every entry the leader sends
+   * ("gap between entries 56 and 52"): the node never applies another write. Every entry the log
+   * still holds is in the snapshot, so Ratis's own step after an installed snapshot applies: the
+   * log is purged up to it and starts after it.
+   */
+  private static void closeGapBelowSnapshot(RaftServer.Division division) {
+    org.apache.ratis.statemachine.SnapshotInfo snapshot =
+        division.getStateMachine().getLatestSnapshot();
+    org.apache.ratis.server.protocol.TermIndex last = division.getRaftLog().getLastEntryTermIndex();
+    if (snapshot == null || last == null || last.getIndex() >= snapshot.getIndex()) {
+      return;
+    }
+    log.warn(
+        "the log of {} ends at {}, below its snapshot at {} (cut at a bad record): starting it"
+            + " after the snapshot",
+        division.getId(),
+        last.getIndex(),
+        snapshot.getIndex());
+    division.getRaftLog().onSnapshotInstalled(snapshot.getIndex()).join();
   }
 
   /** Daemon threads named {@code name}: this member's own never keep a JVM up. */
