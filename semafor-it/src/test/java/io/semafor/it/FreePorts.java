@@ -1,7 +1,10 @@
 package io.semafor.it;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -15,6 +18,9 @@ public final class FreePorts {
   private static final int HIGH = 32_000;
   private static final int TRIES = 200;
 
+  /** Every port handed out in this JVM: never handed out twice. */
+  private static final Set<Integer> GIVEN = ConcurrentHashMap.newKeySet();
+
   private FreePorts() {}
 
   /**
@@ -25,8 +31,15 @@ public final class FreePorts {
   public static int next() {
     for (int i = 0; i < TRIES; i++) {
       int port = ThreadLocalRandom.current().nextInt(LOW, HIGH);
-      try (ServerSocket s = new ServerSocket(port)) {
-        return s.getLocalPort();
+      if (!GIVEN.add(port)) {
+        continue; // handed out already: its server may be starting, or closing
+      }
+      // without SO_REUSEADDR, as gRPC's Netty server binds: a port whose last connections are in
+      // TIME_WAIT is refused here too ("Address already in use" at 31797, CI at 6cdd07e)
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(false);
+        s.bind(new InetSocketAddress(port));
+        return port;
       } catch (IOException taken) {
         // try another
       }
