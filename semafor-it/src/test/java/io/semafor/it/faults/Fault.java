@@ -167,13 +167,7 @@ enum Fault {
         currentLeader != null ? currentLeader : nodes.get(random.nextInt(nodes.size()));
     switch (this) {
       case ISOLATE_LEADER -> {
-        List<TestNetwork.Host> others = new ArrayList<>();
-        for (FaultNode n : nodes) {
-          if (n != leader) {
-            others.add(n.host());
-          }
-        }
-        network.partition(List.of(leader.host()), others);
+        isolate(network, nodes, leader);
         said.append("isolated ").append(leader.id());
         return network::heal;
       }
@@ -310,6 +304,17 @@ enum Fault {
     return replace(nodes, leader, old, said);
   }
 
+  /** Cuts {@code victim} off from every other node (it keeps its clients). */
+  private static void isolate(TestNetwork network, List<FaultNode> nodes, FaultNode victim) {
+    List<TestNetwork.Host> others = new ArrayList<>();
+    for (FaultNode n : nodes) {
+      if (n != victim) {
+        others.add(n.host());
+      }
+    }
+    network.partition(List.of(victim.host()), others);
+  }
+
   /** A running follower at random, to replace; null if there is none (or no leader). */
   private static @org.jspecify.annotations.Nullable FaultNode followerToReplace(
       List<FaultNode> nodes, @org.jspecify.annotations.Nullable FaultNode leader, Random random) {
@@ -335,13 +340,7 @@ enum Fault {
       said.append("no leader to change the membership through: nothing done");
       return () -> {};
     }
-    List<TestNetwork.Host> others = new ArrayList<>();
-    for (FaultNode n : nodes) {
-      if (n != old) {
-        others.add(n.host());
-      }
-    }
-    network.partition(List.of(old.host()), others);
+    isolate(network, nodes, old);
     said.append("isolated ").append(old.id());
     String refused = leader.removeMember(old.id());
     if (refused != null) {
