@@ -29,9 +29,12 @@ import java.util.function.LongConsumer;
  *
  * <p>Adding to a semaphore already in the list merges with its request (docs/semantics.md#waitmany,
  * the IRIS concepts chapter); a reported entry leaves the list, so add it again for more. Grants
- * not yet reported count as not yet delivered: if the session ends first they go back. A deleted
- * semaphore's entry reports 0. Callbacks run on the thread calling {@link #await}. Use a list from
- * one thread at a time (IRIS: one list per job); a second concurrent await is refused.
+ * not yet reported count as not yet delivered: if the session ends first they go back. A grant is
+ * reported only once the server has its acknowledgement (one more round trip), so a grant a
+ * callback consumed never goes back as well, even if this process froze past its session's TTL with
+ * the report unread (found by the fault harness: docs/reliability.md). A deleted semaphore's entry
+ * reports 0. Callbacks run on the thread calling {@link #await}. Use a list from one thread at a
+ * time (IRIS: one list per job); a second concurrent await is refused.
  */
 public final class WaitMany implements AutoCloseable {
   private final Rpc rpc;
@@ -101,13 +104,62 @@ public final class WaitMany implements AutoCloseable {
    * #close} withdraws them). Grants the server reported before the withdrawal arrived have left the
    * list; they are given back (incremented) rather than reported, and their callbacks are dropped.
    *
-   * @throws InterruptedException if interrupted while waiting
-   * @throws SemaforException INVALID_ARGUMENT if another await of this list is waiting
+   * <p>Before it calls a callback with a grant, it waits until the server has the grant's
+   * acknowledgement (one more round trip): a grant the session lost meanwhile went back to its
+   * semaphore, and is not reported.
+   *
+   * @throws InterruptedException if interrupted while waiting: grants the server reported before
+   *     the withdrawal arrived, or before their delivery was confirmed, are given back
+   * @throws SemaforException INVALID_ARGUMENT if another await of this list is waiting;
+   *     SESSION_EXPIRED or UNAVAILABLE if grants came but their delivery could not be confirmed:
+   *     the outcome is unknown (they went back with the session, or were delivered just before it
+   *     ended), and no callback was called
    */
   public int await(Duration timeout) throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
     Response r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack);
+    if (granted(r)) {
+      try {
+        rpc.awaitAcknowledged();
+      } catch (InterruptedException e) {
+        giveBack(r); // as if the interrupt had come a moment earlier
+        throw e;
+      } catch (SemaforException e) {
+        throw unconfirmed(r, e);
+      }
+    }
     return deliver(r);
+  }
+
+  /** Whether a report grants anything: then its delivery is confirmed before it is reported. */
+  private static boolean granted(Response r) {
+    for (Report report : r.getWaitManyReported().getReportsList()) {
+      if (report.getGranted() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The failure of a report whose grants' delivery could not be confirmed; drops its callbacks. */
+  private SemaforException unconfirmed(Response r, SemaforException e) {
+    StringBuilder grants = new StringBuilder();
+    for (Report report : r.getWaitManyReported().getReportsList()) {
+      String name = report.getName().toString(StandardCharsets.UTF_8);
+      callbacks.remove(name);
+      if (report.getGranted() > 0) {
+        grants.append(grants.length() == 0 ? "" : ", ").append(name).append(' ');
+        grants.append(report.getGranted());
+      }
+    }
+    return new SemaforException(
+        e.code(),
+        "WaitMany grants ("
+            + grants
+            + ") came but their delivery was not confirmed, so none was reported: outcome"
+            + " unknown, they went back with the session or were delivered just before it ended: "
+            + e.getMessage(),
+        e);
   }
 
   /** Gives back the grants of a report that raced with an interrupt: they are consumed amounts. */
@@ -129,9 +181,35 @@ public final class WaitMany implements AutoCloseable {
     }
   }
 
-  /** {@link #await}, calling the callbacks on the thread that completes the future. */
+  /**
+   * {@link #await}, calling the callbacks on the thread that completes the future (a client
+   * thread), once the delivery of the grants is confirmed. Never blocks. The future fails as {@link
+   * #await} throws.
+   */
   public CompletableFuture<Integer> awaitAsync(Duration timeout) {
-    return rpc.callAsync(awaitRequest(Rpc.timeoutNanos(timeout))).thenApply(this::deliver);
+    return rpc.callAsync(awaitRequest(Rpc.timeoutNanos(timeout)))
+        .thenCompose(
+            r ->
+                !granted(r)
+                    ? CompletableFuture.completedFuture(deliver(r))
+                    : rpc.acknowledgedAsync()
+                        .handle(
+                            (confirmed, error) -> {
+                              if (error == null) {
+                                return deliver(r);
+                              }
+                              Throwable cause =
+                                  error instanceof java.util.concurrent.CompletionException
+                                          && error.getCause() != null
+                                      ? error.getCause()
+                                      : error;
+                              throw cause instanceof SemaforException se
+                                  ? unconfirmed(r, se)
+                                  : new SemaforException(
+                                      ErrorCode.UNAVAILABLE,
+                                      "no confirmation of the WaitMany grants' delivery in time",
+                                      cause);
+                            }));
   }
 
   private Request.Builder awaitRequest(long timeoutNanos) {

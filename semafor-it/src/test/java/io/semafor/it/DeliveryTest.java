@@ -119,4 +119,32 @@ class DeliveryTest {
         .satisfies(l -> assertThat(l.permitId()).isEqualTo(permitId));
     assertThat(info.value()).isZero();
   }
+
+  @Test
+  void aWaitManyGrantWhoseSessionEndedWhileItsProcessWasFrozenIsNotReportedWhenItWakes()
+      throws Exception {
+    NamedSemaphore tickets = taker.create("tickets", 0);
+    holder =
+        ChildJvm.start(
+            WaitManyConsumerProcess.class,
+            semafor.address(),
+            "tickets",
+            Long.toString(TTL.toMillis()));
+    holder.awaitLine("WAITING", Duration.ofSeconds(20));
+    await().atMost(Duration.ofSeconds(5)).until(() -> tickets.info().waiters() == 1);
+    holder.signal("STOP");
+    tickets.increment(1); // granted to the frozen list: its report lies unread in the socket
+
+    // the session ends unheard, and the grant, never acknowledged, goes back to the semaphore
+    await()
+        .atMost(TTL.plusSeconds(3))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> tickets.value() == 1);
+    assertThat(tickets.decrement(1, Duration.ZERO)).isEqualTo(1); // another consumer takes it
+    holder.signal("CONT"); // the consumer wakes and reads the report
+
+    assertThat(holder.awaitLine("RESULT", Duration.ofSeconds(20)))
+        .as("the ticket is consumed once, by the other client")
+        .isEqualTo("RESULT failed=SESSION_EXPIRED reported=[]");
+  }
 }
