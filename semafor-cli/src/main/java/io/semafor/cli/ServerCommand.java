@@ -12,7 +12,9 @@ import io.semafor.server.options.Durations;
 import io.semafor.server.options.ServerOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -79,6 +81,16 @@ final class ServerCommand implements Callable<Integer> {
   String durability = "fsync";
 
   @Option(
+      names = "--raft-property",
+      paramLabel = "KEY=VALUE",
+      split = ",",
+      description =
+          "Cluster node: a raw Apache Ratis property, applied over Semafor's own tuning; repeat"
+              + " it or separate pairs with commas (docs/cluster.md lists what Semafor sets and"
+              + " why). A key Ratis does not read, or one that another option sets, is refused.")
+  Map<String, String> raftProperties = new LinkedHashMap<>();
+
+  @Option(
       names = "--restore",
       paramLabel = "FILE",
       description =
@@ -91,6 +103,10 @@ final class ServerCommand implements Callable<Integer> {
     Logging.configure(options.logFormat());
     boolean single = nodeId == null && peers == null && dataDir == null && !join;
     options.checkPeerOptions(!single);
+    if (single && !raftProperties.isEmpty()) {
+      throw usage(
+          "--raft-property: only a cluster node (--node-id, --peers, --data-dir) runs Raft");
+    }
     if (single) {
       ServerConfig config = options.config(options.host(), options.port());
       if (restore == null) {
@@ -225,6 +241,12 @@ final class ServerCommand implements Callable<Integer> {
         throw usage("--election-timeout: '" + electionTimeout + "' must be finite");
       }
       config = config.withElectionTimeouts(min, max);
+      try {
+        config = config.withRaftProperties(raftProperties);
+      } catch (IllegalArgumentException e) {
+        throw usage(
+            String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));
+      }
       return join ? config.joining() : config;
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()));

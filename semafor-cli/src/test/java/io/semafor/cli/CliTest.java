@@ -463,6 +463,62 @@ class CliTest {
   }
 
   @Test
+  void aClusterNodeWithAMistypedRaftPropertyIsAUsageErrorNamingTheKey(@TempDir Path dir)
+      throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--raft-property",
+            "raft.server.log.appender.wait-time.mn=0ms");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains(
+            "--raft-property raft.server.log.appender.wait-time.mn is not a property of Ratis")
+        .doesNotContain("Exception");
+    assertThat(dir.resolve("n1")).doesNotExist();
+  }
+
+  @Test
+  void aRaftPropertyThatAnotherOptionSetsIsRefusedNamingThatOption(@TempDir Path dir)
+      throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--raft-property",
+            "raft.server.storage.dir=" + dir.resolve("elsewhere"));
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains("raft.server.storage.dir cannot be set here: --data-dir sets it");
+    assertThat(dir.resolve("n1")).doesNotExist();
+    assertThat(dir.resolve("elsewhere")).doesNotExist();
+  }
+
+  @Test
+  void aRaftPropertyOnASingleNodeIsAUsageError() throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--port",
+            "1",
+            "--raft-property",
+            "raft.server.log.appender.wait-time.min=0ms");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).contains("--raft-property: only a cluster node");
+  }
+
+  @Test
   void clusterAddOnASingleNodeSaysItIsNotAClusterAndChangesNothing() throws Exception {
     try (EmbeddedSemafor node =
         EmbeddedSemafor.start(io.semafor.server.ServerConfig.builder().port(0).adminPort(0))) {

@@ -60,6 +60,8 @@ class ClusterCliTest {
     String servers =
         "127.0.0.1:" + client[0] + ",127.0.0.1:" + client[1] + ",127.0.0.1:" + client[2];
     assertThat(CliProcess.run(servers, "create", "jobs", "3").status()).isZero();
+    assertThat(memberStatus(admins, "n1").get("raftProperties").asText())
+        .isEqualTo("raft.server.log.appender.wait-time.min=2ms");
 
     nodes.add(startNode(dir, 3, member(3, client, raft), admin, true));
     Finished added =
@@ -105,6 +107,9 @@ class ClusterCliTest {
     if (join) {
       args.add("--join");
     }
+    if (i == 0) { // as an operator tunes one node
+      args.addAll(List.of("--raft-property", "raft.server.log.appender.wait-time.min=2ms"));
+    }
     return CliProcess.startRaw(dir.resolve("n" + (i + 1) + ".log"), args.toArray(String[]::new));
   }
 
@@ -127,6 +132,17 @@ class ClusterCliTest {
       }
     }
     return "";
+  }
+
+  /** Member {@code node}'s status as {@code cluster status --json} shows it. */
+  private static JsonNode memberStatus(String admins, String node) throws Exception {
+    Finished status = CliProcess.runRaw("cluster", "status", "--admin", admins, "--json");
+    for (JsonNode m : JSON.readTree(status.out()).get("members")) {
+      if (node.equals(m.path("node").asText())) {
+        return m;
+      }
+    }
+    throw new AssertionError("no member " + node + " in " + status.out());
   }
 
   private static int freePort() {

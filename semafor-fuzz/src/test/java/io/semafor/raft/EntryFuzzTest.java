@@ -1,7 +1,6 @@
 package io.semafor.raft;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.fuzz.MachineDriver;
 import java.io.ByteArrayInputStream;
@@ -35,9 +34,9 @@ class EntryFuzzTest {
       throw new AssertionError("decode(encode(x)) is not x: " + entry + " became " + again);
     }
     MachineDriver driver = new MachineDriver(Limits.DEFAULT, reply -> {});
-    for (Object item : entry.items()) {
-      if (item instanceof Command command) {
-        driver.apply(command);
+    for (Entry.Item item : entry.items()) {
+      if (item instanceof Entry.Op op) {
+        driver.apply(op.command());
       } else if (item instanceof Entry.Read read) {
         driver.query(read.query());
       }

@@ -20,41 +20,41 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class EntrySeedsTest {
   @Test
   void writeSeeds() throws IOException {
-    List<Object> all = new ArrayList<>(setup());
+    List<Entry.Item> all = new ArrayList<>(setup());
     for (Operation op : Story.OPERATIONS) {
-      List<Object> items = setup();
-      items.add(Story.request(items.size(), op));
+      List<Entry.Item> items = setup();
+      items.add(new Entry.Op(Story.request(items.size(), op)));
       write("op-" + op.getClass().getSimpleName(), items);
-      all.add(Story.request(all.size(), op));
+      all.add(new Entry.Op(Story.request(all.size(), op)));
     }
     int n = 0;
     for (Query q : Story.QUERIES) {
-      List<Object> items = setup();
+      List<Entry.Item> items = setup();
       items.add(new Entry.Read(1, q));
       write("read-" + n + "-" + q.getClass().getSimpleName(), items);
       n++;
       all.add(new Entry.Read(all.size(), q));
     }
     for (Command c : Story.EDGE_COMMANDS) {
-      List<Object> items = setup();
-      items.add(c);
+      List<Entry.Item> items = setup();
+      items.add(new Entry.Op(c));
       write("command-" + c.getClass().getSimpleName(), items);
-      all.add(c);
+      all.add(new Entry.Op(c));
     }
     all.add(new Entry.Snapshot(1));
     write("story", all);
   }
 
-  private static List<Object> setup() {
-    List<Object> items = new ArrayList<>();
-    items.add(Story.OPEN);
+  private static List<Entry.Item> setup() {
+    List<Entry.Item> items = new ArrayList<>();
+    items.add(new Entry.Op(Story.OPEN));
     for (Operation op : Story.SETUP) {
-      items.add(Story.request(items.size(), op));
+      items.add(new Entry.Op(Story.request(items.size(), op)));
     }
     return items;
   }
 
-  private static void write(String name, List<Object> items) throws IOException {
+  private static void write(String name, List<Entry.Item> items) throws IOException {
     SeedFiles.write(EntryFuzzTest.class, "entry", name, new Entry(1_000, "n1", 1, items).encode());
   }
 }

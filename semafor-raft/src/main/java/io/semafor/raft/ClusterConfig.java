@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * @param snapshotEvery entries between automatic snapshots; the log is compacted up to each one
  * @param logSegmentBytes the size at which a log segment is closed (only closed segments are
  *     compacted)
+ * @param raftProperties raw Ratis properties an operator passes, applied last, over Semafor's own
+ *     tuning and over {@code snapshotEvery} and {@code logSegmentBytes} (docs/cluster.md); keys
+ *     that Semafor's options set or its correctness depends on are refused
  */
 public record ClusterConfig(
     String nodeId,
@@ -33,7 +36,8 @@ public record ClusterConfig(
     Duration electionTimeoutMax,
     long snapshotEvery,
     long logSegmentBytes,
-    boolean join) {
+    boolean join,
+    Map<String, String> raftProperties) {
 
   /** Ratis's own default segment size. */
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
@@ -62,9 +66,19 @@ public record ClusterConfig(
     REPLICATED
   }
 
-  /** Copies the peers; checks the node is one of them. */
+  /**
+   * Copies the peers and properties; checks the node is one of the peers and the properties are
+   * Ratis's.
+   *
+   * @throws IllegalArgumentException naming the argument that is wrong
+   */
   public ClusterConfig {
     peers = List.copyOf(peers);
+    if (raftProperties == null) {
+      throw new IllegalArgumentException("raftProperty: null");
+    }
+    RatisProperties.check(raftProperties);
+    raftProperties = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(raftProperties));
     if (peers.stream().noneMatch(p -> p.id().equals(nodeId))) {
       throw new IllegalArgumentException("nodeId: " + nodeId + " is not among the peers " + peers);
     }
@@ -78,6 +92,30 @@ public record ClusterConfig(
     if (logSegmentBytes < 1024) {
       throw new IllegalArgumentException("logSegmentBytes: " + logSegmentBytes + " is below 1024");
     }
+  }
+
+  /** A config without raw Ratis properties. */
+  public ClusterConfig(
+      String nodeId,
+      List<Peer> peers,
+      Path dataDir,
+      Durability durability,
+      Duration electionTimeoutMin,
+      Duration electionTimeoutMax,
+      long snapshotEvery,
+      long logSegmentBytes,
+      boolean join) {
+    this(
+        nodeId,
+        peers,
+        dataDir,
+        durability,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        snapshotEvery,
+        logSegmentBytes,
+        join,
+        Map.of());
   }
 
   /**
@@ -111,7 +149,37 @@ public record ClusterConfig(
       throw new IllegalArgumentException("electionTimeout: " + min + " is under 100 ms");
     }
     return new ClusterConfig(
-        nodeId, peers, dataDir, durability, min, max, snapshotEvery, logSegmentBytes, join);
+        nodeId,
+        peers,
+        dataDir,
+        durability,
+        min,
+        max,
+        snapshotEvery,
+        logSegmentBytes,
+        join,
+        raftProperties);
+  }
+
+  /**
+   * This config with raw Ratis properties {@code properties} (replacing any given before), applied
+   * over Semafor's own tuning.
+   *
+   * @throws IllegalArgumentException naming the key, if one is not a property of Ratis, is set by
+   *     Semafor's own options, or has no value
+   */
+  public ClusterConfig withRaftProperties(Map<String, String> properties) {
+    return new ClusterConfig(
+        nodeId,
+        peers,
+        dataDir,
+        durability,
+        electionTimeoutMin,
+        electionTimeoutMax,
+        snapshotEvery,
+        logSegmentBytes,
+        join,
+        properties);
   }
 
   /** This config for a node that joins a running cluster instead of forming a new one. */
@@ -125,7 +193,8 @@ public record ClusterConfig(
         electionTimeoutMax,
         snapshotEvery,
         logSegmentBytes,
-        true);
+        true,
+        raftProperties);
   }
 
   /** This node's own entry. */

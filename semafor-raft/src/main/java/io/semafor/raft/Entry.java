@@ -18,14 +18,20 @@ import java.util.List;
  * never enter the log; {@link Read} items written by the earlier version are still decoded and
  * answered where they fall (decision 0014).
  */
-record Entry(long logTime, String origin, long batch, List<Object> items) {
+record Entry(long logTime, String origin, long batch, List<Entry.Item> items) {
   private static final int VERSION = 1;
+
+  /** What an entry carries: a command, a read (logs of the earlier version only), a snapshot. */
+  sealed interface Item permits Op, Read, Snapshot {}
+
+  /** A command, applied to the machine where it falls. */
+  record Op(Command command) implements Item {}
 
   /**
    * A read, {@code id} being the proposing node's: queued with the commands so it goes out after
    * them, and found in logs written by the earlier version.
    */
-  record Read(long id, Query query) {}
+  record Read(long id, Query query) implements Item {}
 
   /**
    * A consistent snapshot asked for on the proposing node ({@code semafor snapshot save}): that
@@ -33,7 +39,7 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
    * entry of its own, so a node of an earlier version, which cannot decode the entry and skips it,
    * skips nothing else (decision 0022).
    */
-  record Snapshot(long id) {}
+  record Snapshot(long id) implements Item {}
 
   Entry {
     items = List.copyOf(items);
@@ -47,17 +53,17 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
       out.writeUTF(origin);
       out.writeLong(batch);
       out.writeInt(items.size());
-      for (Object item : items) {
-        if (item instanceof Read r) {
+      for (Item item : items) {
+        if (item instanceof Op op) {
+          out.writeByte(0);
+          CommandCodec.write(out, op.command());
+        } else if (item instanceof Read r) {
           out.writeByte(1);
           out.writeLong(r.id());
           CommandCodec.writeQuery(out, r.query());
         } else if (item instanceof Snapshot snapshot) {
           out.writeByte(2);
           out.writeLong(snapshot.id());
-        } else {
-          out.writeByte(0);
-          CommandCodec.write(out, (Command) item);
         }
       }
     } catch (IOException e) {
@@ -79,12 +85,12 @@ record Entry(long logTime, String origin, long batch, List<Object> items) {
     if (n < 0 || n > 1 << 24) {
       throw new IOException("corrupt entry: " + n + " items");
     }
-    List<Object> items = new ArrayList<>(n);
+    List<Item> items = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       int kind = in.readByte();
       items.add(
           switch (kind) {
-            case 0 -> CommandCodec.read(in);
+            case 0 -> new Op(CommandCodec.read(in));
             case 1 -> new Read(in.readLong(), CommandCodec.readQuery(in));
             case 2 -> new Snapshot(in.readLong());
             default -> throw new IOException("unknown item kind " + kind);

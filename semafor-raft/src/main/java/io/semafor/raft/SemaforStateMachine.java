@@ -240,16 +240,17 @@ final class SemaforStateMachine extends BaseStateMachine
         return CompletableFuture.completedFuture(Message.EMPTY);
       }
       List<@Nullable Object> contexts = owner.contextsOf(batch.origin(), batch.batch());
-      List<Object> items = batch.items();
+      List<Entry.Item> items = batch.items();
       for (int i = 0; i < items.size(); i++) {
         Object context = contexts == null ? null : contexts.get(i);
-        if (items.get(i) instanceof Entry.Read read) {
+        Entry.Item item = items.get(i);
+        if (item instanceof Entry.Read read) {
           if (contexts != null) { // only the node that asked answers
             listener.answered(read.query(), context, machine.query(read.query()), machine.now());
           }
           continue;
         }
-        if (items.get(i) instanceof Entry.Snapshot) {
+        if (item instanceof Entry.Snapshot) {
           if (contexts != null) { // only the node that asked takes it: the others have no client
             listener.snapshotTaken(
                 context,
@@ -261,7 +262,7 @@ final class SemaforStateMachine extends BaseStateMachine
           }
           continue;
         }
-        Command command = (Command) items.get(i);
+        Command command = ((Entry.Op) item).command();
         Outcome outcome;
         try {
           outcome = machine.apply(machine.revision() + 1, batch.logTime(), command);

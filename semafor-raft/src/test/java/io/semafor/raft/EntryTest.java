@@ -56,28 +56,29 @@ class EntryTest {
 
   @Test
   void everyOperationSurvivesTheLog() throws IOException {
-    List<Object> items =
+    List<Entry.Item> items =
         EVERY_OPERATION.stream()
-            .map(op -> (Object) new Command.Request(42, 7, List.of(1L, 2L), op))
+            .map(op -> (Entry.Item) new Entry.Op(new Command.Request(42, 7, List.of(1L, 2L), op)))
             .toList();
     assertThat(roundTrip(new Entry(123, "n1", 9, items))).isEqualTo(new Entry(123, "n1", 9, items));
   }
 
   @Test
   void everyOtherCommandAndEveryReadSurvivesTheLog() throws IOException {
-    List<Object> items =
+    List<Entry.Item> items =
         List.of(
-            new Command.OpenSession(10_000_000_000L),
-            new Command.OpenSession(1L, new ClientInfo("semafor-cli", "hôte", 1234)),
-            new Command.OpenSession(
-                2L,
-                new ClientInfo("semafor-cli", "hôte", 1234),
-                new SessionOwner("alice", new Secret(1, -2)),
-                new Secret(-3, 4)),
-            new Command.ExpireSession(3),
-            new Command.ExpireWaiter(3, 4),
-            new Command.ExpireLease(5),
-            new Command.Acknowledge(3, List.of(6L, 7L)),
+            new Entry.Op(new Command.OpenSession(10_000_000_000L)),
+            new Entry.Op(new Command.OpenSession(1L, new ClientInfo("semafor-cli", "hôte", 1234))),
+            new Entry.Op(
+                new Command.OpenSession(
+                    2L,
+                    new ClientInfo("semafor-cli", "hôte", 1234),
+                    new SessionOwner("alice", new Secret(1, -2)),
+                    new Secret(-3, 4))),
+            new Entry.Op(new Command.ExpireSession(3)),
+            new Entry.Op(new Command.ExpireWaiter(3, 4)),
+            new Entry.Op(new Command.ExpireLease(5)),
+            new Entry.Op(new Command.Acknowledge(3, List.of(6L, 7L))),
             new Entry.Read(1, new Query.Get(X)),
             new Entry.Read(2, new Query.Inspect(X)),
             new Entry.Read(5, new Query.Inspect(X, 7, new Query.Position(1, 2, 3), 4_096)),

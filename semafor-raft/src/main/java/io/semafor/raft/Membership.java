@@ -1,0 +1,250 @@
+package io.semafor.raft;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftConfiguration;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.TimeDuration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The group's members as this node knows them, and changes to them through Ratis's reconfiguration:
+ * one member at a time, compare-and-set, each call blocking until the change is committed or has
+ * failed.
+ *
+ * <p>Thread-safe; changes may be asked for on any member, and several at once (one wins).
+ */
+final class Membership {
+  /** How long a membership change may take, catching the new member up included. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  /** The pause between two tries of a membership change. */
+  private static final long RETRY_MILLIS = 500;
+
+  /** How long a member may take to learn a configuration the leader committed. */
+  private static final Duration CONF_SETTLES = Duration.ofSeconds(3);
+
+  private final ClusterConfig config;
+  private final RaftServer server;
+
+  /** The members this node started with: what it knows while its division cannot be read. */
+  private final RaftGroup seed;
+
+  /** Ratis's parameters (the peers' TLS), for the clients that ask for changes. */
+  private final Parameters parameters;
+
+  Membership(ClusterConfig config, RaftServer server, RaftGroup seed, Parameters parameters) {
+    this.config = config;
+    this.server = server;
+    this.seed = seed;
+    this.parameters = parameters;
+  }
+
+  /** The members now, as this node knows them (the seed peers if it knows nothing yet). */
+  List<RaftPeer> current() {
+    try {
+      return new ArrayList<>(
+          server.getDivision(RaftReplicator.GROUP_ID).getRaftConf().getCurrentPeers());
+    } catch (IOException e) {
+      return new ArrayList<>(seed.getPeers());
+    }
+  }
+
+  /** The members' ids now, comma separated. */
+  String ids() {
+    return String.join(",", current().stream().map(p -> p.getId().toString()).toList());
+  }
+
+  /**
+   * Where the clients of member {@code id} connect, "host:port": from the replicated configuration
+   * (which carries it, see {@link RaftBootstrap#raftPeer}), else from this node's seed peers; "" if
+   * neither knows the member.
+   */
+  String clientAddressOf(String id) {
+    RaftPeer member = memberOrNull(current(), id);
+    if (member != null) {
+      String address = member.getDataStreamAddress();
+      return address == null ? "" : address;
+    }
+    ClusterConfig.Peer p = config.peerOrNull(id);
+    return p == null ? "" : p.clientAddress();
+  }
+
+  /**
+   * Adds a member given as {@code id=host:clientPort:raftPort}; returns the members' ids after.
+   *
+   * @throws IllegalArgumentException if the text is malformed or the id is already a member
+   * @throws IllegalStateException if the cluster refused the change or did not commit it in time
+   */
+  List<String> add(String member) {
+    ClusterConfig.Peer peer = ClusterConfig.parsePeer("member", member);
+    List<RaftPeer> current = current();
+    if (memberOrNull(current, peer.id()) != null) {
+      throw new IllegalArgumentException("member: " + peer.id() + " is already a member");
+    }
+    List<RaftPeer> next = new ArrayList<>(current);
+    next.add(RaftBootstrap.raftPeer(peer));
+    return change(current, next);
+  }
+
+  /**
+   * Removes the member {@code id}; returns the members' ids after.
+   *
+   * @throws IllegalArgumentException if no member has this id, or it is the last member
+   * @throws IllegalStateException if the cluster refused the change or did not commit it in time
+   */
+  List<String> remove(String id) {
+    List<RaftPeer> current = current();
+    RaftPeer removed = memberOrNull(current, id);
+    if (removed == null) {
+      throw new IllegalArgumentException("member: " + id + " is not a member");
+    }
+    List<RaftPeer> next = new ArrayList<>(current);
+    next.remove(removed);
+    if (next.isEmpty()) {
+      throw new IllegalArgumentException("member: " + id + " is the last member");
+    }
+    return change(current, next);
+  }
+
+  /**
+   * Asks the leader to hand leadership to {@code id}; blocks until it has or {@code timeout}
+   * passes.
+   *
+   * @throws IllegalArgumentException if no member has this id
+   * @throws IllegalStateException if the transfer did not complete
+   */
+  void transferLeadership(String id, Duration timeout) {
+    List<RaftPeer> current = current();
+    if (memberOrNull(current, id) == null) {
+      throw new IllegalArgumentException("member: " + id + " is not a member");
+    }
+    try (RaftClient admin = adminClient(current)) {
+      RaftClientReply reply =
+          admin.admin().transferLeadership(RaftPeerId.valueOf(id), timeout.toMillis());
+      if (!reply.isSuccess()) {
+        throw new IllegalStateException("leadership was not transferred: " + reply.getException());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("leadership was not transferred: " + e, e);
+    }
+  }
+
+  private static @Nullable RaftPeer memberOrNull(List<RaftPeer> members, String id) {
+    for (RaftPeer p : members) {
+      if (p.getId().toString().equals(id)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** A client for group-wide requests that finds the leader among {@code members} itself. */
+  private RaftClient adminClient(List<RaftPeer> members) {
+    RaftProperties properties = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        properties, TimeDuration.valueOf(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setParameters(parameters)
+        .setRaftGroup(RaftGroup.valueOf(RaftReplicator.GROUP_ID, members))
+        // tries again (another change in progress, a leader being elected) for as long as one
+        // try may wait: 20 tries (10 s) ran out while a member the change needed was restarting
+        // (MembershipChangeOutcomeTest on a loaded CI machine)
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                (int) (TIMEOUT.toMillis() / RETRY_MILLIS),
+                TimeDuration.valueOf(RETRY_MILLIS, TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  private List<String> change(List<RaftPeer> current, List<RaftPeer> next) {
+    try (RaftClient admin = adminClient(current)) {
+      // compare-and-set: someone else's change made meanwhile fails this one, is not undone
+      RaftClientReply reply =
+          admin
+              .admin()
+              .setConfiguration(
+                  SetConfigurationRequest.Arguments.newBuilder()
+                      .setServersInCurrentConf(current)
+                      .setServersInNewConf(next)
+                      .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                      .build());
+      if (!reply.isSuccess() && !madeMeanwhile(next)) {
+        throw new IllegalStateException("the cluster refused the change: " + reply.getException());
+      }
+    } catch (IOException e) {
+      if (!madeMeanwhile(next)) {
+        throw new IllegalStateException("the membership change did not complete: " + e, e);
+      }
+    }
+    return next.stream().map(p -> p.getId().toString()).toList();
+  }
+
+  /**
+   * Whether the members are now {@code next}, as this node sees them within a moment: then the
+   * change was made, although the call that asked for it failed. Ratis's client sends a request
+   * again after an error; when the first one went through, the compare-and-set of the second finds
+   * the configuration already changed and fails, and the change was reported as failed while it had
+   * been made (found by the fault harness, REPLACE_MEMBER; the same happens to two callers asking
+   * for the same change). The same set of members is the same outcome, whoever made it.
+   */
+  private boolean madeMeanwhile(List<RaftPeer> next) {
+    Set<String> wanted = ids(next);
+    long deadline = System.nanoTime() + CONF_SETTLES.toNanos();
+    while (true) {
+      if (wanted.equals(committedMembers())) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+  }
+
+  /**
+   * The members' ids if this node knows its configuration to be committed and stable (not a joint
+   * configuration in the middle of a change); empty otherwise.
+   */
+  private Set<String> committedMembers() {
+    try {
+      RaftServer.Division division = server.getDivision(RaftReplicator.GROUP_ID);
+      RaftConfiguration conf = division.getRaftConf();
+      boolean committed = conf.getLogEntryIndex() <= division.getRaftLog().getLastCommittedIndex();
+      return committed && conf.getPreviousPeers().isEmpty()
+          ? ids(new ArrayList<>(conf.getCurrentPeers()))
+          : Set.of();
+    } catch (IOException e) {
+      return Set.of();
+    }
+  }
+
+  private static Set<String> ids(List<RaftPeer> peers) {
+    Set<String> ids = new HashSet<>();
+    for (RaftPeer p : peers) {
+      ids.add(p.getId().toString());
+    }
+    return ids;
+  }
+}

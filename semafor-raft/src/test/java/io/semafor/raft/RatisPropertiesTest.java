@@ -1,0 +1,98 @@
+package io.semafor.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.junit.jupiter.api.Test;
+
+/** The Ratis properties a node runs with: its options, Semafor's tuning, an operator's. */
+class RatisPropertiesTest {
+  private static final ClusterConfig NODE =
+      ClusterConfig.of(
+          "n1",
+          ClusterConfig.parsePeers("n1=127.0.0.1:7400:7500,n2=127.0.0.1:7410:7510"),
+          Path.of("/var/lib/semafor/n1"),
+          ClusterConfig.Durability.REPLICATED);
+
+  @Test
+  void theNodesOptionsDecideItsStoragePortAndFlush() {
+    RaftProperties p = RatisProperties.of(NODE);
+    assertThat(RaftServerConfigKeys.storageDir(p))
+        .containsExactly(Path.of("/var/lib/semafor/n1").toFile());
+    assertThat(GrpcConfigKeys.Server.port(p)).isEqualTo(7500);
+    assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(p)).isTrue();
+    assertThat(
+            RaftServerConfigKeys.Log.unsafeFlushEnabled(
+                RatisProperties.of(
+                    ClusterConfig.of(
+                        "n1", NODE.peers(), NODE.dataDir(), ClusterConfig.Durability.FSYNC))))
+        .isFalse();
+  }
+
+  @Test
+  void anOperatorsPropertyOverridesSemaforsTuning() {
+    RaftProperties p =
+        RatisProperties.of(
+            NODE.withRaftProperties(
+                Map.of(
+                    "raft.server.log.appender.wait-time.min", "7ms",
+                    "raft.server.log.segment.size.max", "1MB")));
+    assertThat(
+            RaftServerConfigKeys.Log.Appender.waitTimeMin(p)
+                .toLong(java.util.concurrent.TimeUnit.MILLISECONDS))
+        .isEqualTo(7);
+    assertThat(RaftServerConfigKeys.Log.segmentSizeMax(p).getSize()).isEqualTo(1 << 20);
+  }
+
+  @Test
+  void aKeyRatisDoesNotReadIsRefusedNamingIt() {
+    assertThatThrownBy(
+            () -> NODE.withRaftProperties(Map.of("raft.server.log.appender.wait-time.mn", "0ms")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "raftProperty: raft.server.log.appender.wait-time.mn is not a property of Ratis");
+  }
+
+  @Test
+  void aKeyThatSemaforsOptionsSetIsRefusedNamingTheOption() {
+    assertThatThrownBy(
+            () -> NODE.withRaftProperties(Map.of("raft.server.rpc.timeout.min", "100ms")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "raftProperty: raft.server.rpc.timeout.min cannot be set here: --election-timeout"
+                + " sets it");
+  }
+
+  @Test
+  void everyReservedKeyIsOneRatisReads() {
+    // a reserved key Ratis renamed would no longer protect anything: it must still be a real key
+    for (String key : RatisProperties.RESERVED.keySet()) {
+      assertThat(RatisProperties.isRatisKey(key)).as(key).isTrue();
+    }
+  }
+
+  @Test
+  void aPropertyWithoutAValueIsRefused() {
+    assertThatThrownBy(
+            () -> NODE.withRaftProperties(Map.of("raft.server.log.appender.wait-time.min", " ")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("raftProperty: raft.server.log.appender.wait-time.min has no value");
+  }
+
+  @Test
+  void theRawPropertiesSurviveTheConfigsOtherChanges() {
+    assertThat(NODE.raftProperties()).isEmpty();
+    assertThat(
+            NODE.withRaftProperties(Map.of("raft.server.log.segment.size.max", "1MB"))
+                .joining()
+                .withElectionTimeouts(
+                    java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2))
+                .raftProperties())
+        .containsExactlyEntriesOf(Map.of("raft.server.log.segment.size.max", "1MB"));
+  }
+}
