@@ -46,8 +46,7 @@ final class RaftMetrics {
   private final BooleanSupplier isLeader;
   private final AtomicLong leaderChanges;
   private final AppenderWatch appenderWatch;
-  private final AtomicLong matchCorrections;
-  private final AtomicLong strandedResends;
+  private final AppenderRepairs repairs;
   private @Nullable Snapshot snapshot;
   private long snapshotAt;
 
@@ -56,14 +55,12 @@ final class RaftMetrics {
       BooleanSupplier isLeader,
       AtomicLong leaderChanges,
       AppenderWatch appenderWatch,
-      AtomicLong matchCorrections,
-      AtomicLong strandedResends) {
+      AppenderRepairs repairs) {
     this.division = division;
     this.isLeader = isLeader;
     this.leaderChanges = leaderChanges;
     this.appenderWatch = appenderWatch;
-    this.matchCorrections = matchCorrections;
-    this.strandedResends = strandedResends;
+    this.repairs = repairs;
   }
 
   void bindTo(MeterRegistry registry) {
@@ -92,15 +89,23 @@ final class RaftMetrics {
             "Log appenders this leader restarted because they had sent their follower nothing for"
                 + " 30 s (stuck on a dead connection; AppenderWatch)")
         .register(registry);
-    FunctionCounter.builder("semafor_raft_match_corrections", matchCorrections, AtomicLong::get)
+    FunctionCounter.builder(
+            "semafor_raft_match_corrections", repairs.matchCorrections(), AtomicLong::get)
         .description(
             "Times this leader brought a follower's match index down because the follower asked"
                 + " for entries it was recorded as having (RepairingLogAppender)")
         .register(registry);
-    FunctionCounter.builder("semafor_raft_stranded_resends", strandedResends, AtomicLong::get)
+    FunctionCounter.builder(
+            "semafor_raft_stranded_resends", repairs.strandedResends(), AtomicLong::get)
         .description(
             "Times this leader sent entries again that a follower had not acknowledged and no"
                 + " request in flight carried (StrandedEntries)")
+        .register(registry);
+    FunctionCounter.builder(
+            "semafor_raft_appender_entries_gone", repairs.goneEntries(), AtomicLong::get)
+        .description(
+            "Times a log appender of this leader found an entry it was reading compacted away"
+                + " (a snapshot meanwhile) and went on instead of ending (RepairingLogAppender)")
         .register(registry);
     gauge(
         registry,

@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -71,11 +70,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Restarts this leader's log appenders that got stuck ({@link AppenderWatch}). */
   private final AppenderWatch appenderWatch = new AppenderWatch();
 
-  /** Match indexes this leader's appenders brought down ({@link RepairingLogAppender}). */
-  private final AtomicLong matchCorrections = new AtomicLong();
-
-  /** Stranded entries this leader's appenders sent again ({@link StrandedEntries}). */
-  private final AtomicLong strandedResends = new AtomicLong();
+  /** What this leader's appenders repaired ({@link RepairingLogAppender}). */
+  private final AppenderRepairs repairs = new AppenderRepairs();
 
   /** Whether this node was told to stop (its log failed, or it can never apply): said once. */
   private final AtomicBoolean failStopped = new AtomicBoolean();
@@ -90,8 +86,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     this.leadership = new Leadership(config.nodeId());
     Parameters parameters = RaftBootstrap.parameters(tls);
     parameters.put(WatchedGrpcRpcType.WATCH, appenderWatch, AppenderWatch.class);
-    parameters.put(WatchedGrpcRpcType.MATCH_CORRECTIONS, matchCorrections, AtomicLong.class);
-    parameters.put(WatchedGrpcRpcType.STRANDED_RESENDS, strandedResends, AtomicLong.class);
+    parameters.put(WatchedGrpcRpcType.REPAIRS, repairs, AppenderRepairs.class);
     this.stateMachine =
         new SemaforStateMachine(machine, machine.limits(), listener, this, config.nodeId());
     // all before the member starts: replaying its log, the state machine calls back
@@ -392,13 +387,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   /** Registers this member's Raft series on {@code registry} (see {@link RaftMetrics}). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    new RaftMetrics(
-            division,
-            this::isLeader,
-            leadership.changes(),
-            appenderWatch,
-            matchCorrections,
-            strandedResends)
+    new RaftMetrics(division, this::isLeader, leadership.changes(), appenderWatch, repairs)
         .bindTo(registry);
   }
 

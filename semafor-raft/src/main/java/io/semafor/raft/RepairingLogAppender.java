@@ -1,5 +1,6 @@
 package io.semafor.raft;
 
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Ratis's gRPC log appender with two repairs of the leader's record of its follower (decision
  * 0036): it believes a follower that says it lacks entries the leader has recorded as on it, and it
- * sends again entries whose request was lost ({@link StrandedEntries}).
+ * sends again entries whose request was lost ({@link StrandedEntries}). And it keeps running when
+ * an entry it reads leaves the log under it ({@link #run}, decision 0039).
  *
  * <p>When a follower answers an append {@code INCONSISTENCY} ("send me from index n"), Ratis never
  * sets the next index below the follower's match index plus one, assuming a follower never loses
@@ -34,8 +36,7 @@ final class RepairingLogAppender extends GrpcLogAppender {
 
   private static final long NO_CORRECTION = Long.MIN_VALUE;
 
-  private final AtomicLong corrections;
-  private final AtomicLong resends;
+  private final AppenderRepairs repairs;
   private final StrandedEntries stranded;
 
   /**
@@ -46,19 +47,78 @@ final class RepairingLogAppender extends GrpcLogAppender {
   private final AtomicLong correctedMatch = new AtomicLong(NO_CORRECTION);
 
   /**
-   * @param corrections counts the match indexes brought down, across the member's appenders
-   * @param resends counts the stranded entries sent again, across the member's appenders
+   * @param repairs where the repairs of the member's appenders are counted
    */
   RepairingLogAppender(
-      RaftServer.Division server,
-      LeaderState state,
-      FollowerInfo f,
-      AtomicLong corrections,
-      AtomicLong resends) {
+      RaftServer.Division server, LeaderState state, FollowerInfo f, AppenderRepairs repairs) {
     super(server, state, f);
-    this.corrections = corrections;
-    this.resends = resends;
+    this.repairs = repairs;
     this.stranded = new StrandedEntries(f.getMatchIndex(), f.getNextIndex());
+  }
+
+  /** The pause before an appender whose entry left the log under it tries again. */
+  static final long ENTRY_GONE_PAUSE_MILLIS = 20;
+
+  /**
+   * Runs Ratis's appender, and keeps it running when an entry it is reading for the follower leaves
+   * the log under it: a snapshot compacted the log meanwhile ("Log entry not found"). Ratis lets
+   * the exception end the appender and then starts a new one only for a member of the current
+   * configuration, so the appender of a member being added (still staging) was gone for good, and
+   * the leader, seeing no appender left behind, committed the new configuration with that member
+   * never caught up and never sent anything again (found by the fault harness: a replacement added
+   * under load stayed at applied -1). The next pass finds the entries gone and sends the snapshot.
+   */
+  @Override
+  public void run() throws IOException {
+    runThroughGoneEntries(
+        super::run,
+        this::isRunning,
+        e -> {
+          repairs.goneEntries().incrementAndGet();
+          log.warn(
+              "{}: {} while reading entries for {}: the log was compacted under it; trying again"
+                  + " (a snapshot is sent if they are gone)",
+              this,
+              e.getMessage(),
+              getFollower().getName());
+        });
+  }
+
+  /** The body of an appender's run: Ratis's own. */
+  interface Body {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs {@code body} until it returns; when it throws a {@link RaftLogIOException} while {@code
+   * running}, tells {@code gone} and runs it again after {@link #ENTRY_GONE_PAUSE_MILLIS}. Any
+   * other failure, or one after the appender stopped, ends it as before.
+   *
+   * @throws IOException what {@code body} threw once the appender stopped, or another I/O failure
+   * @throws java.io.InterruptedIOException if interrupted during the pause
+   */
+  static void runThroughGoneEntries(
+      Body body,
+      java.util.function.BooleanSupplier running,
+      java.util.function.Consumer<RaftLogIOException> gone)
+      throws IOException {
+    while (true) {
+      try {
+        body.run();
+        return;
+      } catch (RaftLogIOException e) {
+        if (!running.getAsBoolean()) {
+          throw e;
+        }
+        gone.accept(e);
+        try {
+          TimeUnit.MILLISECONDS.sleep(ENTRY_GONE_PAUSE_MILLIS);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted after " + e.getMessage());
+        }
+      }
+    }
   }
 
   /** Called by Ratis under the appender's lock before every request it sends, heartbeats too. */
@@ -93,7 +153,7 @@ final class RepairingLogAppender extends GrpcLogAppender {
           from,
           follower.getNextIndex() - 1);
       follower.setNextIndex(from);
-      resends.incrementAndGet();
+      repairs.strandedResends().incrementAndGet();
     }
     return super.newAppendEntriesRequest(callId, heartbeat);
   }
@@ -113,7 +173,7 @@ final class RepairingLogAppender extends GrpcLogAppender {
         recorded,
         replyNextIndex);
     correctedMatch.set(replyNextIndex - 1);
-    corrections.incrementAndGet();
+    repairs.matchCorrections().incrementAndGet();
     // what Ratis would choose were the match index already down: where the follower asked, but
     // never the same first entry again
     return replyNextIndex == requestFirstIndex && replyNextIndex > RaftLog.LEAST_VALID_LOG_INDEX

@@ -1,6 +1,5 @@
 package io.semafor.raft;
 
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.rpc.RpcFactory;
@@ -14,20 +13,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * Ratis's gRPC transport, except that its log appenders are {@link RepairingLogAppender}s, each
  * handed to the member's {@link AppenderWatch} (given in the server's parameters under {@link
- * #WATCH}, with the counts of repairs under {@link #MATCH_CORRECTIONS} and {@link
- * #STRANDED_RESENDS}). Named in {@code raft.rpc.type}, which takes the class name of a user-defined
- * type: Ratis's documented way to plug in a transport, so no Ratis internals are touched. Public
- * for Ratis's reflection only.
+ * #WATCH}, with the counts of repairs under {@link #REPAIRS}). Named in {@code raft.rpc.type},
+ * which takes the class name of a user-defined type: Ratis's documented way to plug in a transport,
+ * so no Ratis internals are touched. Public for Ratis's reflection only.
  */
 public final class WatchedGrpcRpcType implements RpcType {
   /** The parameters' key for the {@link AppenderWatch}. */
   static final String WATCH = "semafor.appender.watch";
 
-  /** The parameters' key for the count of match indexes brought down. */
-  static final String MATCH_CORRECTIONS = "semafor.appender.match-corrections";
-
-  /** The parameters' key for the count of stranded entries sent again. */
-  static final String STRANDED_RESENDS = "semafor.appender.stranded-resends";
+  /** The parameters' key for the {@link AppenderRepairs}. */
+  static final String REPAIRS = "semafor.appender.repairs";
 
   /** Made by Ratis, by reflection. */
   public WatchedGrpcRpcType() {}
@@ -44,23 +39,19 @@ public final class WatchedGrpcRpcType implements RpcType {
 
   private static final class Factory extends GrpcFactory {
     private final @Nullable AppenderWatch watch;
-    private final AtomicLong matchCorrections;
-    private final AtomicLong strandedResends;
+    private final AppenderRepairs repairs;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.watch = parameters.get(WATCH, AppenderWatch.class); // absent for clients
-      AtomicLong corrections = parameters.get(MATCH_CORRECTIONS, AtomicLong.class);
-      this.matchCorrections = corrections == null ? new AtomicLong() : corrections;
-      AtomicLong resends = parameters.get(STRANDED_RESENDS, AtomicLong.class);
-      this.strandedResends = resends == null ? new AtomicLong() : resends;
+      AppenderRepairs counted = parameters.get(REPAIRS, AppenderRepairs.class);
+      this.repairs = counted == null ? new AppenderRepairs() : counted;
     }
 
     @Override
     public LogAppender newLogAppender(
         RaftServer.Division server, LeaderState state, FollowerInfo f) {
-      LogAppender appender =
-          new RepairingLogAppender(server, state, f, matchCorrections, strandedResends);
+      LogAppender appender = new RepairingLogAppender(server, state, f, repairs);
       if (watch != null) {
         watch.watch(appender);
       }
