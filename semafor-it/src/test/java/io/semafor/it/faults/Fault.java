@@ -3,6 +3,7 @@ package io.semafor.it.faults;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The faults a run injects (its nemeses), each applied for a while and then undone. A fault picks
@@ -89,6 +90,16 @@ enum Fault {
    */
   REPLACE_PARTITIONED_MEMBER(false),
   /**
+   * A member dying in the middle of a membership change: a follower removed and stopped, as {@link
+   * #REPLACE_MEMBER} does; when the fault ends its replacement is started and added, and while the
+   * addition is under way (the leader catching the new member up, the joint configuration being
+   * committed) another member at random — the leader half of the time — is killed with kill -9 and
+   * restarted {@link #KILLED_DURING_CHANGE_FOR} later. On three nodes the change then needs the
+   * killed node back (the old configuration is two members); the addition must complete once it is,
+   * or fail without leaving the cluster unable to change again.
+   */
+  KILL_DURING_MEMBERSHIP_CHANGE(false),
+  /**
    * A bad sector under a node's snapshot: a node at random (the leader or a follower) killed, one
    * byte flipped in the snapshot it would start from, and started again. It must refuse to start
    * (status 65, {@code CorruptSnapshotException}) rather than serve a state that differs from the
@@ -108,6 +119,9 @@ enum Fault {
 
   /** How long a node removed while partitioned stays up among the others once healed. */
   static final java.time.Duration REMOVED_NODE_LINGERS = java.time.Duration.ofSeconds(3);
+
+  /** How long {@link #KILL_DURING_MEMBERSHIP_CHANGE} keeps its second victim down. */
+  static final java.time.Duration KILLED_DURING_CHANGE_FOR = java.time.Duration.ofSeconds(4);
 
   /** How long the harness tries to add a replacement member while the cluster elects. */
   static final java.time.Duration ADD_MEMBER_WITHIN = java.time.Duration.ofSeconds(150);
@@ -276,6 +290,9 @@ enum Fault {
       case REPLACE_PARTITIONED_MEMBER -> {
         return replacePartitionedMember(network, nodes, currentLeader, random, said);
       }
+      case KILL_DURING_MEMBERSHIP_CHANGE -> {
+        return killDuringMembershipChange(nodes, currentLeader, random, said);
+      }
       case TORN_TAIL -> {
         FaultNode victim = nodes.get(random.nextInt(nodes.size()));
         victim.kill();
@@ -302,6 +319,64 @@ enum Fault {
       return () -> {};
     }
     return replace(nodes, leader, old, said);
+  }
+
+  private static Undo killDuringMembershipChange(
+      List<FaultNode> nodes,
+      @org.jspecify.annotations.Nullable FaultNode leader,
+      Random random,
+      StringBuilder said) {
+    FaultNode old = followerToReplace(nodes, leader, random);
+    if (leader == null || old == null) {
+      said.append("no leader to change the membership through: nothing done");
+      return () -> {};
+    }
+    String refused = leader.removeMember(old.id());
+    if (refused != null) {
+      said.append("could not remove ").append(old.id()).append(": ").append(refused);
+      return () -> {};
+    }
+    old.close();
+    FaultNode fresh = old.replacement(old.id() + "r");
+    nodes.set(nodes.indexOf(old), fresh);
+    said.append("removed ").append(old.id()).append(" and emptied its disk");
+    long killAfterMillis = random.nextInt(1000);
+    boolean killLeader = random.nextBoolean();
+    int pick = random.nextInt(nodes.size());
+    return () -> {
+      fresh.start();
+      java.util.concurrent.CompletableFuture<@org.jspecify.annotations.Nullable String> adding =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> addMember(nodes, fresh));
+      try {
+        Thread.sleep(killAfterMillis);
+        FaultNode victim = killLeader ? leader(nodes) : null;
+        if (victim == null || victim == fresh) {
+          List<FaultNode> others = new ArrayList<>();
+          for (FaultNode n : nodes) {
+            if (n != fresh && n.isRunning()) {
+              others.add(n);
+            }
+          }
+          victim = others.isEmpty() ? null : others.get(pick % others.size());
+        }
+        if (victim != null) {
+          victim.kill();
+          said.append("; adding ").append(fresh.id()).append(", killed ").append(victim.id());
+          said.append(" after ").append(killAfterMillis).append(" ms");
+          Thread.sleep(KILLED_DURING_CHANGE_FOR.toMillis());
+          victim.start();
+        }
+        String why = adding.get(ADD_MEMBER_WITHIN.toSeconds() + 10, TimeUnit.SECONDS);
+        said.append("; added ").append(fresh.id()).append(" in its place");
+        if (why != null) {
+          said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        said.append("; adding ").append(fresh.id()).append(" FAILED: ").append(e);
+      }
+    };
   }
 
   /** Cuts {@code victim} off from every other node (it keeps its clients). */
@@ -520,7 +595,20 @@ enum Fault {
   }
 
   /** A node that a fault stopped (its process exited) is started again, and the run says so. */
+  /** How long a node that does not answer is given to finish exiting, before it is judged up. */
+  static final java.time.Duration EXITING_WITHIN = java.time.Duration.ofSeconds(10);
+
   private static void restartIfDown(FaultNode node, StringBuilder said) {
+    // a node whose disk failed stops itself (status 74), and its exit takes seconds (Ratis's
+    // close): one still running but not answering is given that time, else it was taken for up
+    // and left down for the rest of the run (found by the fifth campaign, run 37)
+    if (node.isRunning() && node.status() == null) {
+      try {
+        node.awaitExit(EXITING_WITHIN);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (!node.isRunning()) {
       said.append("; ").append(node.id()).append(" had exited, restarted");
       node.start();

@@ -195,6 +195,13 @@ final class FaultRun {
       throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     for (FaultNode n : nodes) {
+      if (!n.isRunning()) {
+        // it stopped itself after the undo looked (a failed disk's fail-stop takes seconds to
+        // exit): started again, as the supervisor that operations.md asks for would
+        note(
+            s, n.id() + " had exited after the fault was undone: restarted, as a supervisor would");
+        n.start();
+      }
       while (n.isRunning() && n.status() == null && System.nanoTime() < deadline) {
         Thread.sleep(200);
       }
