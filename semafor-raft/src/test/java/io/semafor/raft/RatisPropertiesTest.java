@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -54,8 +55,9 @@ class RatisPropertiesTest {
     assertThatThrownBy(
             () -> NODE.withRaftProperties(Map.of("raft.server.log.appender.wait-time.mn", "0ms")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith(
-            "raftProperty: raft.server.log.appender.wait-time.mn is not a property of Ratis");
+        .hasMessageMatching(
+            "raftProperty: raft\\.server\\.log\\.appender\\.wait-time\\.mn is not a property of"
+                + " Ratis \\d+\\.\\d+\\.\\d+");
   }
 
   @Test
@@ -94,5 +96,13 @@ class RatisPropertiesTest {
                     java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2))
                 .raftProperties())
         .containsExactlyEntriesOf(Map.of("raft.server.log.segment.size.max", "1MB"));
+  }
+
+  @Test
+  void followersAppendEachRequestDirectlyAndTheLeaderSendsWithoutAMinimumWait() {
+    RaftProperties p = RatisProperties.of(NODE);
+    assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(p)).isFalse();
+    assertThat(RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(TimeUnit.NANOSECONDS))
+        .isZero();
   }
 }
