@@ -30,11 +30,13 @@ import java.util.function.LongConsumer;
  * <p>Adding to a semaphore already in the list merges with its request (docs/semantics.md#waitmany,
  * the IRIS concepts chapter); a reported entry leaves the list, so add it again for more. Grants
  * not yet reported count as not yet delivered: if the session ends first they go back. A grant is
- * reported only once the server has its acknowledgement (one more round trip), so a grant a
- * callback consumed never goes back as well, even if this process froze past its session's TTL with
- * the report unread (found by the fault harness: docs/reliability.md). A deleted semaphore's entry
- * reports 0. Callbacks run on the thread calling {@link #await}. Use a list from one thread at a
- * time (IRIS: one list per job); a second concurrent await is refused.
+ * reported only once the server has applied its acknowledgement (one more round trip, in a cluster
+ * a commit), so a grant a callback consumed never goes back as well, even if this process froze
+ * past its session's TTL with the report unread (found by the fault harness: docs/reliability.md).
+ * If the session ends before that confirmation, no callback runs and the outcome is unknown: the
+ * grant went back, or (acknowledged just before the end) it is lost to everyone. A deleted
+ * semaphore's entry reports 0. Callbacks run on the thread calling {@link #await}. Use a list from
+ * one thread at a time (IRIS: one list per job); a second concurrent await is refused.
  */
 public final class WaitMany implements AutoCloseable {
   private final Rpc rpc;
@@ -117,18 +119,46 @@ public final class WaitMany implements AutoCloseable {
    */
   public int await(Duration timeout) throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
+    long epoch = rpc.sessionEpoch(); // a report read after this session ended confirms nothing
     Response r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack);
     if (granted(r)) {
       try {
-        rpc.awaitAcknowledged();
+        rpc.awaitAcknowledged(epoch);
       } catch (InterruptedException e) {
-        giveBack(r); // as if the interrupt had come a moment earlier
+        giveBackOnceConfirmed(r, epoch);
         throw e;
       } catch (SemaforException e) {
         throw unconfirmed(r, e);
       }
     }
     return deliver(r);
+  }
+
+  /**
+   * After an interrupt while the delivery was being confirmed: waits for the confirmation without
+   * heeding interrupts (the answer timeout at most), and gives the grants back only if it came.
+   * Unconfirmed, they went back with the session or were delivered: giving them back then could
+   * return them twice. The interrupt stays set.
+   */
+  private void giveBackOnceConfirmed(Response r, long epoch) {
+    boolean confirmed = false;
+    while (true) {
+      try {
+        rpc.awaitAcknowledged(epoch);
+        confirmed = true;
+        break;
+      } catch (InterruptedException again) {
+        // keep waiting: the confirmation decides what to do with the grants
+      } catch (SemaforException e) {
+        break;
+      }
+    }
+    Thread.currentThread().interrupt();
+    if (confirmed) {
+      giveBack(r);
+    } else {
+      unconfirmed(r, new SemaforException(ErrorCode.UNAVAILABLE, "interrupted"));
+    }
   }
 
   /** Whether a report grants anything: then its delivery is confirmed before it is reported. */
@@ -187,12 +217,13 @@ public final class WaitMany implements AutoCloseable {
    * #await} throws.
    */
   public CompletableFuture<Integer> awaitAsync(Duration timeout) {
+    long epoch = rpc.sessionEpoch();
     return rpc.callAsync(awaitRequest(Rpc.timeoutNanos(timeout)))
         .thenCompose(
             r ->
                 !granted(r)
                     ? CompletableFuture.completedFuture(deliver(r))
-                    : rpc.acknowledgedAsync()
+                    : rpc.acknowledgedAsync(epoch)
                         .handle(
                             (confirmed, error) -> {
                               if (error == null) {
@@ -203,12 +234,12 @@ public final class WaitMany implements AutoCloseable {
                                           && error.getCause() != null
                                       ? error.getCause()
                                       : error;
-                              throw cause instanceof SemaforException se
-                                  ? unconfirmed(r, se)
-                                  : new SemaforException(
-                                      ErrorCode.UNAVAILABLE,
-                                      "no confirmation of the WaitMany grants' delivery in time",
-                                      cause);
+                              throw unconfirmed(
+                                  r,
+                                  cause instanceof SemaforException se
+                                      ? se
+                                      : new SemaforException(
+                                          ErrorCode.UNAVAILABLE, String.valueOf(cause), cause));
                             }));
   }
 

@@ -123,13 +123,29 @@ class DeliveryTest {
   @Test
   void aWaitManyGrantWhoseSessionEndedWhileItsProcessWasFrozenIsNotReportedWhenItWakes()
       throws Exception {
+    assertTheFrozenConsumerReportsNothing("await");
+  }
+
+  @Test
+  void anAsyncWaitManyGrantWhoseSessionEndedWhileItsProcessWasFrozenIsNotReportedWhenItWakes()
+      throws Exception {
+    assertTheFrozenConsumerReportsNothing("async");
+  }
+
+  /**
+   * A consumer process waits on a WaitMany list and is frozen (SIGSTOP); a ticket is granted to the
+   * list, its session ends, the ticket goes back and another client takes it; woken, the consumer
+   * must not report it too.
+   */
+  private void assertTheFrozenConsumerReportsNothing(String mode) throws Exception {
     NamedSemaphore tickets = taker.create("tickets", 0);
     holder =
         ChildJvm.start(
             WaitManyConsumerProcess.class,
             semafor.address(),
             "tickets",
-            Long.toString(TTL.toMillis()));
+            Long.toString(TTL.toMillis()),
+            mode);
     holder.awaitLine("WAITING", Duration.ofSeconds(20));
     await().atMost(Duration.ofSeconds(5)).until(() -> tickets.info().waiters() == 1);
     holder.signal("STOP");

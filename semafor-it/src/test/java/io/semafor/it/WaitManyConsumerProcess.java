@@ -10,8 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A WaitMany consumer in its own process, for tests that freeze it: connects with the given session
  * TTL, asks a WaitMany list for one permit of {@code semaphore}, prints {@code WAITING}, waits up
- * to 30 s, and prints one line, {@code RESULT reported=[grants its callback got]} or {@code RESULT
- * failed=CODE}, then exits. Args: address semaphore ttlMillis.
+ * to 30 s ({@code await}, or {@code awaitAsync} if the fourth argument is {@code async}), and
+ * prints one line, {@code RESULT reported=[grants its callback got]} or {@code RESULT failed=CODE
+ * reported=[...]}, then exits. Args: address semaphore ttlMillis [async].
  */
 public final class WaitManyConsumerProcess {
   private WaitManyConsumerProcess() {}
@@ -28,11 +29,20 @@ public final class WaitManyConsumerProcess {
       list.add(args[1], 1, reported::add);
       System.out.println("WAITING");
       System.out.flush();
+      boolean async = args.length > 3 && args[3].equals("async");
       try {
-        list.await(Duration.ofSeconds(30));
+        if (async) {
+          list.awaitAsync(Duration.ofSeconds(30)).get();
+        } else {
+          list.await(Duration.ofSeconds(30));
+        }
         System.out.println("RESULT reported=" + reported);
       } catch (SemaforException e) {
         System.out.println("RESULT failed=" + e.code() + " reported=" + reported);
+      } catch (java.util.concurrent.ExecutionException e) {
+        String code =
+            e.getCause() instanceof SemaforException se ? se.code().name() : String.valueOf(e);
+        System.out.println("RESULT failed=" + code + " reported=" + reported);
       }
       System.out.flush();
     }

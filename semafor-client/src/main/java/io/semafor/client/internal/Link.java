@@ -101,6 +101,13 @@ public final class Link implements AutoCloseable {
 
   private volatile @Nullable Wire wire;
   private volatile long sessionId;
+
+  /**
+   * How many sessions this link has lost: an answer read under one count belongs to a session that
+   * ended if the count moved on ({@link #acknowledged(long)}). Written under {@code writeLock}.
+   */
+  private volatile long sessionEpoch;
+
   private volatile long sessionTtlNanos;
 
   /**
@@ -417,13 +424,35 @@ public final class Link implements AutoCloseable {
    * the client is closed. Does not block.
    */
   public CompletableFuture<Void> acknowledged() {
+    return acknowledged(sessionEpoch);
+  }
+
+  /**
+   * {@link #acknowledged()} for answers read while {@link #sessionEpoch()} was {@code epoch}: fails
+   * with SESSION_EXPIRED at once if that session was lost since, although a new one may be up (its
+   * pong would confirm nothing about the old session's grants). Does not block.
+   */
+  public CompletableFuture<Void> acknowledged(long epoch) {
     CompletableFuture<Void> confirmed = new CompletableFuture<>();
     ackWaiters.add(confirmed);
+    // after adding: a loss from now on fails the waiter itself; one before it moved the count
+    if (sessionEpoch != epoch) {
+      confirmed.completeExceptionally(
+          new SemaforException(
+              ErrorCode.SESSION_EXPIRED,
+              "the session that read the answer ended before its acknowledgement was confirmed"));
+      return confirmed; // left in the queue: the next pong or failure drains it, a no-op then
+    }
     if (closed) {
       failAckWaiters(new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed"));
     }
     sendAcksNow();
     return confirmed;
+  }
+
+  /** The count of sessions lost so far; see {@link #acknowledged(long)}. Never blocks. */
+  public long sessionEpoch() {
+    return sessionEpoch;
   }
 
   /** Registers with the AckTimer unless already registered: a volatile read on the hot path. */
@@ -831,6 +860,7 @@ public final class Link implements AutoCloseable {
                 + " ended: the server heard nothing from this client for its TTL; what it held"
                 + " went back");
     synchronized (writeLock) {
+      sessionEpoch++; // before the waiters fail: one added meanwhile sees the count moved
       nextRequestId = 0;
       acks.clear();
       for (KeptAlive k = unconfirmedAcks.poll(); k != null; k = unconfirmedAcks.poll()) {

@@ -111,8 +111,25 @@ public final class Rpc {
    *     is closed
    */
   public void awaitAcknowledged() throws InterruptedException {
+    awaitAcknowledged(link.sessionEpoch());
+  }
+
+  /** The count of sessions this client lost so far, to pass to {@link #awaitAcknowledged(long)}. */
+  public long sessionEpoch() {
+    return link.sessionEpoch();
+  }
+
+  /**
+   * {@link #awaitAcknowledged()} for answers read since {@link #sessionEpoch()} was {@code epoch}:
+   * fails with SESSION_EXPIRED if that session was lost meanwhile, even if a new one is up.
+   *
+   * @throws InterruptedException if interrupted first (the acknowledgement still goes out)
+   * @throws SemaforException SESSION_EXPIRED, or UNAVAILABLE (no confirmation within the answer
+   *     timeout, or the client is closed)
+   */
+  public void awaitAcknowledged(long epoch) throws InterruptedException {
     try {
-      link.acknowledged().get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+      link.acknowledged(epoch).get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       RuntimeException failure = unwrap(e.getCause() != null ? e.getCause() : e);
       if (failure instanceof SemaforException s) {
@@ -126,9 +143,40 @@ public final class Rpc {
     }
   }
 
-  /** {@link #awaitAcknowledged}, completing the future instead of blocking. */
+  /**
+   * {@link #awaitAcknowledged()}, completing the future instead of blocking; it fails with a
+   * SemaforException as that method throws one (a timeout is UNAVAILABLE).
+   */
   public CompletableFuture<Void> acknowledgedAsync() {
-    return link.acknowledged().orTimeout(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+    return acknowledgedAsync(link.sessionEpoch());
+  }
+
+  /** {@link #awaitAcknowledged(long)}, completing the future instead of blocking. */
+  @SuppressWarnings("FutureReturnValueIgnored") // whenComplete passes every outcome on
+  public CompletableFuture<Void> acknowledgedAsync(long epoch) {
+    CompletableFuture<Void> confirmed = new CompletableFuture<>();
+    link.acknowledged(epoch)
+        .orTimeout(answerTimeoutNanos, TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (ok, error) -> {
+              if (error == null) {
+                confirmed.complete(null);
+                return;
+              }
+              Throwable cause =
+                  error instanceof java.util.concurrent.CompletionException
+                          && error.getCause() != null
+                      ? error.getCause()
+                      : error;
+              confirmed.completeExceptionally(
+                  cause instanceof TimeoutException
+                      ? new SemaforException(
+                          ErrorCode.UNAVAILABLE,
+                          "no confirmation of the acknowledgements in time",
+                          cause)
+                      : cause);
+            });
+    return confirmed;
   }
 
   /** A request whose answer completes the future (on whichever thread reads it). */
