@@ -10,7 +10,7 @@
 #
 # usage: semafor-bench/hop-budget.sh [replicated|fsync] [warm-up s, default 30] [window s, default 10]
 # SERVER_ARGS (environment): more `semafor server` options for every node, e.g.
-#   SERVER_ARGS="--raft-property raft.server.log.appender.wait-time.min=0ms"
+#   SERVER_ARGS="--raft-property raft.server.log.appender.wait-time.min=1ms" (Ratis's default)
 # CLIENTS (environment): the client counts, default "1 64".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,12 +40,18 @@ for i in 1 2 3; do
   pids+=("$!")
 done
 status() { curl -sf "http://127.0.0.1:78${1}0/cluster" || echo '{}'; }
+leader=""
 for _ in $(seq 1 150); do
   for i in 1 2 3; do
-    if [ "$(status "$i" | jq -r '.role // empty')" = leader ]; then break 2; fi
+    if [ "$(status "$i" | jq -r '.role // empty')" = leader ]; then leader=n$i; break 2; fi
   done
   sleep 0.2
 done
+if [ -z "$leader" ]; then
+  echo "no leader within 30 s; node logs:" >&2
+  tail -n 20 "$data"/n*.log >&2
+  exit 1
+fi
 
 # "tid name" for every Java thread of a JVM (nid is the Linux thread id: hex before JDK 21)
 names() {
@@ -89,8 +95,9 @@ for clients in ${CLIENTS:-1 64}; do
     pairs=$(echo "$line" | awk '{gsub(",", "", $3); print $3 + 0}')
     awk -v node="n$i" -v role="$role" -v entries="$entries" -v cpu="$cpu" -v hz="$hz" \
       -v pairs="${pairs:-0}" -v window="$window" '
-      FILENAME ~ /names/ { name[$1] = substr($0, index($0, " ") + 1); next }
-      FILENAME ~ /before/ { b[$1] = $2; next }
+      FNR == 1 { file++ }
+      file == 1 { name[$1] = substr($0, index($0, " ") + 1); next }
+      file == 2 { b[$1] = $2; next }
       {
         n = ($1 in name) ? name[$1] : "(unnamed or gone)"
         gsub(/[0-9]+$/, "#", n); gsub(/-[0-9]+-/, "-#-", n)

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * entry and read must answer until the state machine asks for it ({@link #contextsOf}, {@link
  * #readOf}) or Ratis refuses it.
  *
- * <p>Thread-safe: {@link #submit}, {@link #read} and {@link #snapshot} never block and may be
- * called on any thread; the caller checks leadership first.
+ * <p>Thread-safe: {@link #submit}, {@link #read} and {@link #snapshot} may be called on any thread
+ * and never wait for another thread's send; the caller that finds nothing in flight sends the entry
+ * itself, which takes Ratis's member lock for the append. The caller checks leadership first.
  */
 final class EntrySender {
   private static final Logger log = LoggerFactory.getLogger(EntrySender.class);

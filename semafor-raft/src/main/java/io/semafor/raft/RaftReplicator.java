@@ -155,7 +155,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   // ------------------------------------------------------------------ Replicator
 
   /**
-   * On the leader, queues the command for the next entry (never blocks); elsewhere refuses it to
+   * On the leader, queues the command for the next entry (never waits for an entry in flight; with
+   * none in flight it appends the entry itself, under Ratis's member lock); elsewhere refuses it to
    * the listener with the leader's address.
    *
    * @throws ReplicatorClosedException after {@link #close}
@@ -176,7 +177,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * Reads take Ratis's linearizable read-index path: the leader confirms it still leads, waits
    * until it has applied everything committed before the read (and everything this node wrote
    * before it), and answers from its state machine. A read queues behind the commands submitted
-   * before it, so it sees them (decision 0014). Never blocks.
+   * before it, so it sees them (decision 0014). Never waits for an entry in flight.
    *
    * @throws ReplicatorClosedException after {@link #close}
    */
@@ -194,7 +195,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   /**
    * Proposes the snapshot as an entry of its own after the commands queued before it; this node
-   * serialises its state when it applies that entry (decision 0022). Never blocks.
+   * serialises its state when it applies that entry (decision 0022). Never waits for an entry in
+   * flight.
    *
    * @throws ReplicatorClosedException after {@link #close}
    */

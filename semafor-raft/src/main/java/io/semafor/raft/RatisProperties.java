@@ -35,10 +35,15 @@ final class RatisProperties {
           Map.entry(RaftServerConfigKeys.STORAGE_DIR_KEY, "--data-dir sets it"),
           Map.entry(GrpcConfigKeys.Server.PORT_KEY, "--peers sets it"),
           Map.entry(RaftConfigKeys.Rpc.TYPE_KEY, "Semafor's transport watches its log appenders"),
+          Map.entry(
+              RaftConfigKeys.DataStream.TYPE_KEY,
+              "a member's client address rides in the data-stream address"),
           Map.entry(RaftServerConfigKeys.Rpc.TIMEOUT_MIN_KEY, "--election-timeout sets it"),
           Map.entry(RaftServerConfigKeys.Rpc.TIMEOUT_MAX_KEY, "--election-timeout sets it"),
           Map.entry(RaftServerConfigKeys.Log.UNSAFE_FLUSH_ENABLED_KEY, "--durability sets it"),
-          Map.entry(RaftServerConfigKeys.Log.USE_MEMORY_KEY, "--durability sets it"),
+          Map.entry(
+              RaftServerConfigKeys.Log.USE_MEMORY_KEY,
+              "the log is on disk in either --durability mode"),
           Map.entry(RaftServerConfigKeys.Read.OPTION_KEY, "Semafor's reads are linearizable"),
           Map.entry(
               RaftServerConfigKeys.Read.LEADER_LEASE_ENABLED_KEY,

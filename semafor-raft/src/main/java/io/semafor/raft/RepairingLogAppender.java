@@ -8,8 +8,11 @@ import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.leader.LogAppenderBase;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
+import org.apache.ratis.util.DataQueue;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,29 +63,67 @@ final class RepairingLogAppender extends GrpcLogAppender {
   static final long ENTRY_GONE_PAUSE_MILLIS = 20;
 
   /**
-   * Runs Ratis's appender, and keeps it running when an entry it is reading for the follower leaves
-   * the log under it: a snapshot compacted the log meanwhile ("Log entry not found"). Ratis lets
-   * the exception end the appender and then starts a new one only for a member of the current
+   * Ratis's buffer of entries being gathered for a request ({@code LogAppenderBase.buffer}): it
+   * fills it entry by entry and clears it only when the request is built, so a read that fails
+   * half-way leaves it full and the next request fails its "buffer is empty" check. Null if this
+   * Ratis has no such field: then a failed read ends the appender, as Ratis does.
+   */
+  static final java.lang.reflect.@Nullable Field BUFFER = bufferField();
+
+  private static java.lang.reflect.@Nullable Field bufferField() {
+    try {
+      java.lang.reflect.Field f = LogAppenderBase.class.getDeclaredField("buffer");
+      if (!DataQueue.class.isAssignableFrom(f.getType())) {
+        return null;
+      }
+      f.setAccessible(true);
+      return f;
+    } catch (NoSuchFieldException | RuntimeException e) {
+      log.warn("Ratis's log appender has no entry buffer to clear: {}", e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * Runs Ratis's appender, and keeps it running when an entry it is reading for the follower was
+   * compacted away meanwhile (a snapshot purged the log under it: "Log entry not found"). Ratis
+   * lets the exception end the appender and then starts a new one only for a member of the current
    * configuration, so the appender of a member being added (still staging) was gone for good, and
    * the leader, seeing no appender left behind, committed the new configuration with that member
    * never caught up and never sent anything again (found by the fault harness: a replacement added
-   * under load stayed at applied -1). The next pass finds the entries gone and sends the snapshot.
+   * under load stayed at applied -1). The next pass finds the follower's next entry below the log's
+   * start and sends the snapshot. Any other failure ends the appender as before.
    */
   @Override
   public void run() throws IOException {
     runThroughGoneEntries(
         super::run,
-        this::isRunning,
+        e ->
+            BUFFER != null
+                && isRunning()
+                && getRaftLog().getStartIndex() > getFollower().getNextIndex(),
         e -> {
           repairs.goneEntries().incrementAndGet();
-          log.warn(
-              "{}: {} while reading entries for {}: the log was compacted under it; trying again"
-                  + " (a snapshot is sent if they are gone)",
-              this,
-              e.getMessage(),
-              getFollower().getName());
+          long now = System.nanoTime();
+          if (now - lastGoneWarning > GONE_WARNING_EVERY_NANOS) {
+            lastGoneWarning = now;
+            log.warn(
+                "{}: {} while reading entries for {} from {}: the log was compacted to {} under it;"
+                    + " sending the snapshot instead",
+                this,
+                e.getMessage(),
+                getFollower().getName(),
+                getFollower().getNextIndex(),
+                getRaftLog().getStartIndex());
+          }
         });
   }
+
+  /** At most one warning about compacted entries per appender per this many nanoseconds. */
+  private static final long GONE_WARNING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  /** When this appender last warned about compacted entries (its own thread only). */
+  private long lastGoneWarning = System.nanoTime() - GONE_WARNING_EVERY_NANOS - 1;
 
   /** The body of an appender's run: Ratis's own. */
   interface Body {
@@ -90,16 +131,16 @@ final class RepairingLogAppender extends GrpcLogAppender {
   }
 
   /**
-   * Runs {@code body} until it returns; when it throws a {@link RaftLogIOException} while {@code
-   * running}, tells {@code gone} and runs it again after {@link #ENTRY_GONE_PAUSE_MILLIS}. Any
-   * other failure, or one after the appender stopped, ends it as before.
+   * Runs {@code body} until it returns; when it throws a {@link RaftLogIOException} that {@code
+   * compacted} says came from entries compacted away, tells {@code gone} and runs it again after
+   * {@link #ENTRY_GONE_PAUSE_MILLIS}. Any other failure ends it, as before.
    *
-   * @throws IOException what {@code body} threw once the appender stopped, or another I/O failure
+   * @throws IOException what {@code body} threw, when it was not compacted entries
    * @throws java.io.InterruptedIOException if interrupted during the pause
    */
   static void runThroughGoneEntries(
       Body body,
-      java.util.function.BooleanSupplier running,
+      java.util.function.Predicate<RaftLogIOException> compacted,
       java.util.function.Consumer<RaftLogIOException> gone)
       throws IOException {
     while (true) {
@@ -107,7 +148,7 @@ final class RepairingLogAppender extends GrpcLogAppender {
         body.run();
         return;
       } catch (RaftLogIOException e) {
-        if (!running.getAsBoolean()) {
+        if (!compacted.test(e)) {
           throw e;
         }
         gone.accept(e);
@@ -155,7 +196,27 @@ final class RepairingLogAppender extends GrpcLogAppender {
       follower.setNextIndex(from);
       repairs.strandedResends().incrementAndGet();
     }
-    return super.newAppendEntriesRequest(callId, heartbeat);
+    try {
+      return super.newAppendEntriesRequest(callId, heartbeat);
+    } catch (RaftLogIOException e) {
+      clearBuffer(); // so that the next request, after run() goes on, starts from an empty buffer
+      throw e;
+    }
+  }
+
+  /** Empties Ratis's entry buffer ({@link #BUFFER}) left full by a read that failed half-way. */
+  private void clearBuffer() {
+    if (BUFFER == null) {
+      return;
+    }
+    try {
+      Object buffer = BUFFER.get(this);
+      if (buffer instanceof DataQueue<?> queue) {
+        queue.clear();
+      }
+    } catch (IllegalAccessException e) {
+      log.warn("cannot clear Ratis's entry buffer: {}", e.toString());
+    }
   }
 
   /** Called by Ratis on the gRPC thread that reads the follower's answer. */

@@ -347,9 +347,10 @@ enum Fault {
       fresh.start();
       java.util.concurrent.CompletableFuture<@org.jspecify.annotations.Nullable String> adding =
           java.util.concurrent.CompletableFuture.supplyAsync(() -> addMember(nodes, fresh));
+      FaultNode victim = null;
       try {
         Thread.sleep(killAfterMillis);
-        FaultNode victim = killLeader ? leader(nodes) : null;
+        victim = killLeader ? leader(nodes) : null;
         if (victim == null || victim == fresh) {
           List<FaultNode> others = new ArrayList<>();
           for (FaultNode n : nodes) {
@@ -373,6 +374,9 @@ enum Fault {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        if (victim != null && victim.hasExited()) {
+          victim.start(); // the run is ending: leave no member it killed down
+        }
       } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
         said.append("; adding ").append(fresh.id()).append(" FAILED: ").append(e);
       }
@@ -594,10 +598,10 @@ enum Fault {
     return null;
   }
 
-  /** A node that a fault stopped (its process exited) is started again, and the run says so. */
   /** How long a node that does not answer is given to finish exiting, before it is judged up. */
   static final java.time.Duration EXITING_WITHIN = java.time.Duration.ofSeconds(10);
 
+  /** A node that a fault stopped (its process exited) is started again, and the run says so. */
   private static void restartIfDown(FaultNode node, StringBuilder said) {
     // a node whose disk failed stops itself (status 74), and its exit takes seconds (Ratis's
     // close): one still running but not answering is given that time, else it was taken for up

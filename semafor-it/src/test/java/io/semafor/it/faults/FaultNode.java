@@ -260,6 +260,12 @@ final class FaultNode implements AutoCloseable {
     }
   }
 
+  /** Whether its process has ended (or never started); a stopped one has not. */
+  boolean hasExited() {
+    Process p = process;
+    return p == null || !p.isAlive();
+  }
+
   boolean isRunning() {
     Process p = process;
     return p != null && p.isAlive() && !stopped;

@@ -195,7 +195,7 @@ final class FaultRun {
       throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     for (FaultNode n : nodes) {
-      if (!n.isRunning()) {
+      if (n.hasExited()) {
         // it stopped itself after the undo looked (a failed disk's fail-stop takes seconds to
         // exit): started again, as the supervisor that operations.md asks for would
         note(
