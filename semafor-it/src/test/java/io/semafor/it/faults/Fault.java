@@ -331,15 +331,10 @@ enum Fault {
       said.append("no leader to change the membership through: nothing done");
       return () -> {};
     }
-    String refused = leader.removeMember(old.id());
-    if (refused != null) {
-      said.append("could not remove ").append(old.id()).append(": ").append(refused);
+    FaultNode fresh = removeAndEmpty(nodes, leader, old, said);
+    if (fresh == null) {
       return () -> {};
     }
-    old.close();
-    FaultNode fresh = old.replacement(old.id() + "r");
-    nodes.set(nodes.indexOf(old), fresh);
-    said.append("removed ").append(old.id()).append(" and emptied its disk");
     long killAfterMillis = random.nextInt(1000);
     boolean killLeader = random.nextBoolean();
     int pick = random.nextInt(nodes.size());
@@ -454,17 +449,10 @@ enum Fault {
    */
   private static Undo replace(
       List<FaultNode> nodes, FaultNode leader, FaultNode old, StringBuilder said) {
-    String refused = leader.removeMember(old.id());
-    if (refused != null) {
-      // a change the cluster could not commit now (an election, a node still restarting): the
-      // run says so; it is not a broken promise
-      said.append("could not remove ").append(old.id()).append(": ").append(refused);
+    FaultNode fresh = removeAndEmpty(nodes, leader, old, said);
+    if (fresh == null) {
       return () -> {};
     }
-    old.close(); // stopped, its tmpfs unmounted: its data is gone, as a replaced disk's
-    FaultNode fresh = old.replacement(old.id() + "r");
-    nodes.set(nodes.indexOf(old), fresh);
-    said.append("removed ").append(old.id()).append(" and emptied its disk");
     return () -> {
       fresh.start();
       String why = addMember(nodes, fresh);
@@ -473,6 +461,26 @@ enum Fault {
         said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
       }
     };
+  }
+
+  /**
+   * Removes {@code old} through {@code leader}, stops it and empties its disk, and puts its
+   * replacement (another id, not started yet) in its place in {@code nodes}; null if the cluster
+   * refused the removal (an election, a node still restarting: the run says so, it is not a broken
+   * promise).
+   */
+  private static @org.jspecify.annotations.Nullable FaultNode removeAndEmpty(
+      List<FaultNode> nodes, FaultNode leader, FaultNode old, StringBuilder said) {
+    String refused = leader.removeMember(old.id());
+    if (refused != null) {
+      said.append("could not remove ").append(old.id()).append(": ").append(refused);
+      return null;
+    }
+    old.close(); // stopped, its tmpfs unmounted: its data is gone, as a replaced disk's
+    FaultNode fresh = old.replacement(old.id() + "r");
+    nodes.set(nodes.indexOf(old), fresh);
+    said.append("removed ").append(old.id()).append(" and emptied its disk");
+    return fresh;
   }
 
   /**
