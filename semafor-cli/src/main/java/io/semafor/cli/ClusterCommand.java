@@ -114,6 +114,9 @@ final class ClusterCommand {
           spec.commandLine().getErr().println("semafor: " + code + ": " + message);
           spec.commandLine().getErr().flush();
         }
+        if (response.statusCode() == 504) {
+          return ExitCodes.TIMED_OUT; // OUTCOME_UNKNOWN: the change may still be made
+        }
         return response.statusCode() == 400 ? ExitCodes.USAGE : ExitCodes.FAILED;
       }
       String message = "no admin endpoint answered at " + admin;

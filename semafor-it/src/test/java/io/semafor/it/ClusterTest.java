@@ -181,6 +181,48 @@ class ClusterTest {
   }
 
   @Test
+  void theLeadersStatusSaysWhereEachFollowerStands() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir, 100_000);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      NamedSemaphore x = client.create("x", 0);
+      int leader = cluster.awaitLeader();
+      int stopped = (leader + 1) % 3;
+      int running = (leader + 2) % 3;
+      cluster.stopNode(stopped);
+      long stoppedAt = cluster.statusNumber(leader, "commitIndex");
+      for (int i = 0; i < 20; i++) {
+        x.increment(1);
+      }
+      long commit = cluster.statusNumber(leader, "commitIndex");
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(followers(cluster, leader))
+                      .hasEntrySatisfying(
+                          cluster.id(running),
+                          match -> assertThat(match).isGreaterThanOrEqualTo(commit))
+                      .hasEntrySatisfying(
+                          cluster.id(stopped), match -> assertThat(match).isLessThan(commit)));
+      assertThat(followers(cluster, leader).get(cluster.id(stopped)))
+          .isLessThanOrEqualTo(stoppedAt);
+      assertThat(cluster.replicator(running).status()).doesNotContainKey("followers");
+    }
+  }
+
+  /** The leader's status: each follower's id and match index. */
+  private static java.util.Map<String, Long> followers(TestCluster cluster, int leader) {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    Object listed = cluster.replicator(leader).status().get("followers");
+    for (Object o : (java.util.List<?>) java.util.Objects.requireNonNull(listed)) {
+      java.util.Map<?, ?> f = (java.util.Map<?, ?>) o;
+      out.put(String.valueOf(f.get("id")), ((Number) f.get("matchIndex")).longValue());
+    }
+    return out;
+  }
+
+  @Test
   void aNodeAddedToTheClusterGetsTheStateAndCanLead() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, 40, TestCluster.SMALL_LOG_SEGMENTS);
         SemaforClient client = cluster.client(Duration.ofSeconds(10))) {

@@ -50,6 +50,36 @@ final class AppenderWatch {
 
     /** Its name, for the log. */
     String name();
+
+    /** Where its follower stands, for an operator. */
+    default Follower follower() {
+      return new Follower(name(), -1, -1, silentMillis());
+    }
+  }
+
+  /**
+   * A follower as its leader's appender sees it.
+   *
+   * @param id the follower's member id
+   * @param matchIndex the last index the follower is known to hold (-1: none yet)
+   * @param nextIndex the next index the appender sends it
+   * @param silentMillis milliseconds since the appender last sent it anything
+   */
+  record Follower(String id, long matchIndex, long nextIndex, long silentMillis) {}
+
+  /**
+   * The followers of the running appenders, by id: empty on a follower. A follower missing from a
+   * leader's list has no appender (not a member, or its appender stopped).
+   */
+  List<Follower> followers() {
+    List<Follower> out = new ArrayList<>();
+    for (Watched a : appenders) {
+      if (a.running()) {
+        out.add(a.follower());
+      }
+    }
+    out.sort(java.util.Comparator.comparing(Follower::id));
+    return out;
   }
 
   private final Set<Watched> appenders = ConcurrentHashMap.newKeySet();
@@ -127,6 +157,16 @@ final class AppenderWatch {
     @Override
     public String name() {
       return appender.toString();
+    }
+
+    @Override
+    public Follower follower() {
+      var f = appender.getFollower();
+      return new Follower(
+          f.getId().toString(),
+          f.getMatchIndex(),
+          f.getNextIndex(),
+          f.getLastRpcSendTime().elapsedTimeMs());
     }
   }
 }

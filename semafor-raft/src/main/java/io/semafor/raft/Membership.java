@@ -1,12 +1,16 @@
 package io.semafor.raft;
 
+import io.semafor.replication.Replicator.MembershipChangeUnknownException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -16,7 +20,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.util.TimeDuration;
@@ -134,7 +137,7 @@ final class Membership {
     if (memberOrNull(current, id) == null) {
       throw new IllegalArgumentException("member: " + id + " is not a member");
     }
-    try (RaftClient admin = adminClient(current)) {
+    try (RaftClient admin = adminClient(current, System.nanoTime() + timeout.toNanos())) {
       RaftClientReply reply =
           admin.admin().transferLeadership(RaftPeerId.valueOf(id), timeout.toMillis());
       if (!reply.isSuccess()) {
@@ -154,46 +157,90 @@ final class Membership {
     return null;
   }
 
-  /** A client for group-wide requests that finds the leader among {@code members} itself. */
-  private RaftClient adminClient(List<RaftPeer> members) {
+  /**
+   * A client for group-wide requests that finds the leader among {@code members} itself, and tries
+   * again (another change in progress, a leader being elected) until {@code deadlineNanos} ({@link
+   * RetryUntil}): 20 tries (10 s) ran out while a member the change needed was restarting
+   * (MembershipChangeOutcomeTest on a loaded CI machine).
+   */
+  private RaftClient adminClient(List<RaftPeer> members, long deadlineNanos) {
     RaftProperties properties = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         properties, TimeDuration.valueOf(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+    TimeDuration pause = TimeDuration.valueOf(RETRY_MILLIS, TimeUnit.MILLISECONDS);
     return RaftClient.newBuilder()
         .setProperties(properties)
         .setParameters(parameters)
         .setRaftGroup(RaftGroup.valueOf(RaftReplicator.GROUP_ID, members))
-        // tries again (another change in progress, a leader being elected) for as long as one
-        // try may wait: 20 tries (10 s) ran out while a member the change needed was restarting
-        // (MembershipChangeOutcomeTest on a loaded CI machine)
-        .setRetryPolicy(
-            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int) (TIMEOUT.toMillis() / RETRY_MILLIS),
-                TimeDuration.valueOf(RETRY_MILLIS, TimeUnit.MILLISECONDS)))
+        .setRetryPolicy(new RetryUntil(System::nanoTime, deadlineNanos, pause))
         .build();
   }
 
+  /**
+   * Makes the change and waits for it to be committed, at most {@link #TIMEOUT}.
+   *
+   * @throws IllegalStateException if the cluster refused the change
+   * @throws MembershipChangeUnknownException if it was not committed within {@link #TIMEOUT}: it
+   *     may still be (Ratis cannot withdraw a change its leader has begun)
+   */
   private List<String> change(List<RaftPeer> current, List<RaftPeer> next) {
-    try (RaftClient admin = adminClient(current)) {
-      // compare-and-set: someone else's change made meanwhile fails this one, is not undone
-      RaftClientReply reply =
-          admin
-              .admin()
-              .setConfiguration(
-                  SetConfigurationRequest.Arguments.newBuilder()
-                      .setServersInCurrentConf(current)
-                      .setServersInNewConf(next)
-                      .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
-                      .build());
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    RaftClient admin = adminClient(current, deadline);
+    SetConfigurationRequest.Arguments arguments =
+        SetConfigurationRequest.Arguments.newBuilder()
+            .setServersInCurrentConf(current)
+            .setServersInNewConf(next)
+            // compare-and-set: someone else's change made meanwhile fails this one, is not undone
+            .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+            .build();
+    // Ratis's admin call blocks, and one try may wait the whole request timeout: it runs on a
+    // thread of its own, so that the caller's wait ends at the deadline whatever Ratis does
+    CompletableFuture<RaftClientReply> call = new CompletableFuture<>();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                call.complete(admin.admin().setConfiguration(arguments));
+              } catch (IOException | RuntimeException e) {
+                call.completeExceptionally(e);
+              }
+            },
+            "semafor-membership-change");
+    caller.setDaemon(true);
+    caller.start();
+    try {
+      RaftClientReply reply = call.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       if (!reply.isSuccess() && !madeMeanwhile(next)) {
         throw new IllegalStateException("the cluster refused the change: " + reply.getException());
       }
-    } catch (IOException e) {
+    } catch (ExecutionException e) {
       if (!madeMeanwhile(next)) {
-        throw new IllegalStateException("the membership change did not complete: " + e, e);
+        throw new IllegalStateException(
+            "the membership change did not complete: " + e.getCause(), e.getCause());
       }
+    } catch (TimeoutException e) {
+      if (!madeMeanwhile(next)) {
+        throw new MembershipChangeUnknownException(
+            "the membership change was not committed within "
+                + TIMEOUT.toSeconds()
+                + " s and may still be: see the members in `semafor cluster status` before"
+                + " asking again");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MembershipChangeUnknownException("interrupted while the change was being made");
+    } finally {
+      closeQuietly(admin); // fails a try still waiting, which then is not tried again
     }
     return next.stream().map(p -> p.getId().toString()).toList();
+  }
+
+  private static void closeQuietly(RaftClient client) {
+    try {
+      client.close();
+    } catch (IOException | RuntimeException e) {
+      // nothing was waiting on it but the call that has already ended or been given up
+    }
   }
 
   /**

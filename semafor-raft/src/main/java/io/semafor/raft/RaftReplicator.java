@@ -268,8 +268,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   }
 
   /**
-   * This member's view of the cluster: its role, the leader, the members, and Ratis's term and
-   * indexes. Never blocks on the other members.
+   * This member's view of the cluster: its role, the leader, the members, Ratis's term and indexes,
+   * and on the leader where each follower stands. Never blocks on the other members.
    */
   @Override
   public Map<String, Object> status() {
@@ -287,6 +287,22 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     out.put("logStartIndex", division.getRaftLog().getStartIndex());
     SingleFileSnapshotInfo snapshot = stateMachine.getLatestSnapshot();
     out.put("snapshotIndex", snapshot == null ? -1 : snapshot.getIndex());
+    if (leadership.isLeader()) {
+      // where each follower stands: a follower missing here has no appender sending it anything
+      out.put(
+          "followers",
+          appenderWatch.followers().stream()
+              .map(
+                  f -> {
+                    Map<String, Object> one = new LinkedHashMap<>();
+                    one.put("id", f.id());
+                    one.put("matchIndex", f.matchIndex());
+                    one.put("nextIndex", f.nextIndex());
+                    one.put("silentMillis", f.silentMillis());
+                    return one;
+                  })
+              .toList());
+    }
     return out;
   }
 

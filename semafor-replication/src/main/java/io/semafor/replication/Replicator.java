@@ -60,7 +60,7 @@ public interface Replicator extends AutoCloseable {
 
   /**
    * What an operator wants to see of this replicator, as ordered key/value pairs whose values are
-   * strings or numbers (for the admin endpoint).
+   * strings, numbers, or lists of such maps (for the admin endpoint, which writes them as JSON).
    */
   default java.util.Map<String, Object> status() {
     return java.util.Map.of("mode", "single", "role", "leader");
@@ -72,7 +72,9 @@ public interface Replicator extends AutoCloseable {
    *
    * @throws UnsupportedOperationException on a single node, which has no membership
    * @throws IllegalArgumentException naming {@code member} if it is malformed or already a member
-   * @throws IllegalStateException if the group refused the change or did not commit it in time
+   * @throws IllegalStateException if the group refused the change
+   * @throws MembershipChangeUnknownException if the change was not committed in time: it may still
+   *     be
    */
   default java.util.List<String> addMember(String member) {
     throw new UnsupportedOperationException("a single node has no members to change");
@@ -84,7 +86,9 @@ public interface Replicator extends AutoCloseable {
    *
    * @throws UnsupportedOperationException on a single node, which has no membership
    * @throws IllegalArgumentException naming {@code member} if no member has this id
-   * @throws IllegalStateException if the group refused the change or did not commit it in time
+   * @throws IllegalStateException if the group refused the change
+   * @throws MembershipChangeUnknownException if the change was not committed in time: it may still
+   *     be
    */
   default java.util.List<String> removeMember(String id) {
     throw new UnsupportedOperationException("a single node has no members to change");
@@ -100,6 +104,19 @@ public interface Replicator extends AutoCloseable {
 
     public ReplicatorClosedException() {
       super("the replicator is closed");
+    }
+  }
+
+  /**
+   * A membership change was not committed in the time allowed, and its outcome is unknown: the
+   * leader may have begun it, and will then finish it later. Read the members before asking again.
+   */
+  final class MembershipChangeUnknownException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    /** With the message said to the operator. */
+    public MembershipChangeUnknownException(String message) {
+      super(message);
     }
   }
 }

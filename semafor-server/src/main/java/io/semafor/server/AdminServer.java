@@ -12,6 +12,7 @@ import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
+import io.semafor.replication.Replicator;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.Audit;
 import io.semafor.server.security.AuthFile;
@@ -254,7 +255,10 @@ final class AdminServer implements AutoCloseable {
         String summary = server.reloadAuth();
         Audit.record("auth reload", principalOf(exchange), address, "ok: " + summary);
         respond(
-            exchange, 200, "application/json", "{\"reloaded\":\"" + jsonEscape(summary) + "\"}\n");
+            exchange,
+            200,
+            "application/json",
+            JSON.writeValueAsString(Map.of("reloaded", summary)) + "\n");
       } catch (AuthFile.Invalid e) {
         String message = String.valueOf(e.getMessage());
         Audit.record("auth reload", principalOf(exchange), address, "INVALID_ARGUMENT: " + message);
@@ -392,41 +396,35 @@ final class AdminServer implements AutoCloseable {
   private void health(HttpExchange exchange) throws IOException {
     try (exchange) {
       boolean up = !server.isClosed();
-      String body =
-          String.format(
-              "{\"status\":\"%s\",\"role\":\"%s\",\"sessions\":%d,\"connections\":%d}%n",
-              up ? "UP" : "DOWN",
-              server.isLeader() ? "leader" : "follower",
-              server.sessionCount(),
-              server.connectionCount());
+      Map<String, Object> status = new LinkedHashMap<>();
+      status.put("status", up ? "UP" : "DOWN");
+      status.put("role", server.isLeader() ? "leader" : "follower");
+      status.put("sessions", server.sessionCount());
+      status.put("connections", server.connectionCount());
+      String body = JSON.writeValueAsString(status) + "\n";
       respond(exchange, up ? 200 : 503, "application/json", body);
     }
   }
 
-  /** This node's view of its replication: role, leader, term, commit and applied index. */
+  /**
+   * This node's view of its replication: role, leader, term, commit and applied index, and on a
+   * leader where each follower stands.
+   */
   private void cluster(HttpExchange exchange) throws IOException {
     try (exchange) {
-      StringBuilder body = new StringBuilder("{");
-      for (Map.Entry<String, Object> e : server.replicationStatus().entrySet()) {
-        if (body.length() > 1) {
-          body.append(',');
-        }
-        body.append('"').append(e.getKey()).append("\":");
-        Object v = e.getValue();
-        if (v instanceof Number) {
-          body.append(v);
-        } else {
-          body.append('"').append(jsonEscape(String.valueOf(v))).append('"');
-        }
-      }
-      respond(exchange, 200, "application/json", body.append("}\n").toString());
+      respond(
+          exchange,
+          200,
+          "application/json",
+          JSON.writeValueAsString(server.replicationStatus()) + "\n");
     }
   }
 
   /**
    * Membership changes: {@code POST /cluster/members} adds the member in the body, {@code DELETE
    * /cluster/members/ID} removes one. 200 with the members after the change; 400 for a bad
-   * argument, 409 on a single node, 503 if the cluster refused or did not commit the change.
+   * argument, 409 on a single node, 503 if the cluster refused the change, 504 ({@code
+   * OUTCOME_UNKNOWN}) if it was not committed in time and may still be.
    */
   private void members(HttpExchange exchange) throws IOException {
     try (exchange) {
@@ -458,6 +456,9 @@ final class AdminServer implements AutoCloseable {
       } catch (UnsupportedOperationException e) {
         error(exchange, 409, "NOT_A_CLUSTER", String.valueOf(e.getMessage()));
         return;
+      } catch (Replicator.MembershipChangeUnknownException e) {
+        error(exchange, 504, "OUTCOME_UNKNOWN", String.valueOf(e.getMessage()));
+        return;
       } catch (IllegalStateException e) {
         error(exchange, 503, "UNAVAILABLE", String.valueOf(e.getMessage()));
         return;
@@ -466,7 +467,7 @@ final class AdminServer implements AutoCloseable {
           exchange,
           200,
           "application/json",
-          "{\"members\":\"" + jsonEscape(String.join(",", members)) + "\"}\n");
+          JSON.writeValueAsString(Map.of("members", String.join(",", members))) + "\n");
     }
   }
 
@@ -486,30 +487,10 @@ final class AdminServer implements AutoCloseable {
 
   private static void error(HttpExchange exchange, int status, String code, String message)
       throws IOException {
-    respond(
-        exchange,
-        status,
-        "application/json",
-        "{\"error\":\"" + code + "\",\"message\":\"" + jsonEscape(message) + "\"}\n");
-  }
-
-  private static String jsonEscape(String s) {
-    StringBuilder out = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '\\' -> out.append("\\\\");
-        case '"' -> out.append("\\\"");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.toString();
+    Map<String, String> body = new LinkedHashMap<>();
+    body.put("error", code);
+    body.put("message", message);
+    respond(exchange, status, "application/json", JSON.writeValueAsString(body) + "\n");
   }
 
   private static void respond(HttpExchange exchange, int status, String type, String body)

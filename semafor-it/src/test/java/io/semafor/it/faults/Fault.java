@@ -120,6 +120,12 @@ enum Fault {
   /** How long a node removed while partitioned stays up among the others once healed. */
   static final java.time.Duration REMOVED_NODE_LINGERS = java.time.Duration.ofSeconds(3);
 
+  /**
+   * How long after a removal that did not answer 200 its outcome is looked for: a change the leader
+   * had begun is committed within a few heartbeats once a majority hears it.
+   */
+  static final java.time.Duration REMOVAL_SETTLES = java.time.Duration.ofSeconds(10);
+
   /** How long {@link #KILL_DURING_MEMBERSHIP_CHANGE} keeps its second victim down. */
   static final java.time.Duration KILLED_DURING_CHANGE_FOR = java.time.Duration.ofSeconds(4);
 
@@ -419,28 +425,69 @@ enum Fault {
     String refused = leader.removeMember(old.id());
     if (refused != null) {
       said.append(", could not remove it: ").append(refused);
-      return network::heal;
+      return () -> {
+        network.heal();
+        // a removal that timed out may still be made once the partition heals (run 67 of the
+        // fifth campaign): then the node is out, and is replaced as if the removal had answered
+        if (removedAfterAll(nodes, old)) {
+          said.append("; the removal went through after the heal");
+          lingerThenReplace(nodes, old, said);
+        }
+      };
     }
     said.append(" and removed it");
     return () -> {
       network.heal();
+      said.append("; healed");
+      lingerThenReplace(nodes, old, said);
+    };
+  }
+
+  /**
+   * Leaves the removed {@code old} up for {@link #REMOVED_NODE_LINGERS} (it must learn it is out,
+   * or at least harm no one), then stops it and adds a new member with an empty disk in its place.
+   */
+  private static void lingerThenReplace(List<FaultNode> nodes, FaultNode old, StringBuilder said) {
+    try {
+      Thread.sleep(REMOVED_NODE_LINGERS.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    old.close(); // stopped, its tmpfs unmounted, as a decommissioned machine's
+    FaultNode fresh = old.replacement(old.id() + "r");
+    nodes.set(nodes.indexOf(old), fresh);
+    fresh.start();
+    String why = addMember(nodes, fresh);
+    said.append(" with ").append(old.id()).append(" up for ");
+    said.append(REMOVED_NODE_LINGERS.toSeconds()).append(" s, then stopped it and added ");
+    said.append(fresh.id()).append(" in its place");
+    if (why != null) {
+      said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
+    }
+  }
+
+  /**
+   * After a removal that did not answer 200: whether a leader reports {@code old} gone from the
+   * members within {@link #REMOVAL_SETTLES}. A removal that timed out has an unknown outcome (the
+   * leader may have begun it), and one refused while another change was under way may have been
+   * that change.
+   */
+  static boolean removedAfterAll(List<FaultNode> nodes, FaultNode old) {
+    long deadline = System.nanoTime() + REMOVAL_SETTLES.toNanos();
+    while (System.nanoTime() < deadline) {
+      FaultNode leader = leader(nodes);
+      String members = leader == null ? null : leader.statusText("members");
+      if (members != null && !List.of(members.split(",", -1)).contains(old.id())) {
+        return true;
+      }
       try {
-        Thread.sleep(REMOVED_NODE_LINGERS.toMillis());
+        Thread.sleep(500);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return false;
       }
-      old.close(); // stopped, its tmpfs unmounted, as a decommissioned machine's
-      FaultNode fresh = old.replacement(old.id() + "r");
-      nodes.set(nodes.indexOf(old), fresh);
-      fresh.start();
-      String why = addMember(nodes, fresh);
-      said.append("; healed with ").append(old.id()).append(" up for ");
-      said.append(REMOVED_NODE_LINGERS.toSeconds()).append(" s, then stopped it and added ");
-      said.append(fresh.id()).append(" in its place");
-      if (why != null) {
-        said.append(" FAILED: ").append(why); // "nodes not back" then fails the run
-      }
-    };
+    }
+    return false;
   }
 
   /**
@@ -474,7 +521,10 @@ enum Fault {
     String refused = leader.removeMember(old.id());
     if (refused != null) {
       said.append("could not remove ").append(old.id()).append(": ").append(refused);
-      return null;
+      if (!removedAfterAll(nodes, old)) {
+        return null;
+      }
+      said.append(", but it went through after all: ");
     }
     old.close(); // stopped, its tmpfs unmounted: its data is gone, as a replaced disk's
     FaultNode fresh = old.replacement(old.id() + "r");

@@ -202,6 +202,7 @@ final class FaultNode implements AutoCloseable {
         TestNetwork.javaIn(
             host,
             clock.envCommand(),
+            List.of("-Dlogback.configurationFile=fault-node-logback.xml"),
             256,
             ClusterNodeProcess.class,
             List.of(
@@ -363,6 +364,45 @@ final class FaultNode implements AutoCloseable {
       return value != null && value.isNumber() ? value.asLong() : -1;
     } catch (IOException e) {
       return -1;
+    }
+  }
+
+  /** A text field of the node's {@code /cluster} status; null if it does not answer or has none. */
+  @Nullable String statusText(String key) {
+    String s = status();
+    if (s == null) {
+      return null;
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode value = JSON.readTree(s).get(key);
+      return value != null && value.isTextual() ? value.asText() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The leader's view of the follower {@code id} ({@code matchIndex}, {@code nextIndex}, {@code
+   * silentMillis}) as text, or why there is none: for saying why a node did not catch up.
+   */
+  String followerView(String id) {
+    String s = status();
+    if (s == null) {
+      return this.id + " does not answer";
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode followers = JSON.readTree(s).get("followers");
+      if (followers == null) {
+        return this.id + " does not lead";
+      }
+      for (com.fasterxml.jackson.databind.JsonNode f : followers) {
+        if (id.equals(f.path("id").asText())) {
+          return this.id + " sees " + f;
+        }
+      }
+      return this.id + " has no appender for " + id;
+    } catch (IOException e) {
+      return this.id + " answered no JSON";
     }
   }
 

@@ -177,6 +177,19 @@ final class TestNetwork implements AutoCloseable {
    */
   static List<String> javaIn(
       Host host, List<String> wrapper, int heapMb, Class<?> mainClass, List<String> args) {
+    return javaIn(host, wrapper, List.of(), heapMb, mainClass, args);
+  }
+
+  /**
+   * {@link #javaIn(Host, List, int, Class, List)} with {@code jvmOptions} given to {@code java}.
+   */
+  static List<String> javaIn(
+      Host host,
+      List<String> wrapper,
+      List<String> jvmOptions,
+      int heapMb,
+      Class<?> mainClass,
+      List<String> args) {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>(in(host));
@@ -187,10 +200,9 @@ final class TestNetwork implements AutoCloseable {
             "-Xmx" + heapMb + "m",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
-            "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
-            "-cp",
-            classpath,
-            mainClass.getName()));
+            "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", classpath, mainClass.getName()));
     command.addAll(args);
     return command;
   }
