@@ -42,6 +42,7 @@ final class Engine {
 
   private final ArrayList<Effect> effects = new ArrayList<>();
   private final ArrayList<Semaphore> touched = new ArrayList<>();
+  private final ArrayList<Semaphore> changed = new ArrayList<>();
   private final ArrayList<WaitList> readyLists = new ArrayList<>();
 
   Engine(Limits limits, SemaphoreIndex semaphores) {
@@ -126,6 +127,7 @@ final class Engine {
    * barrier).
    */
   void touch(Semaphore s) {
+    changed(s);
     if (s.queue != null && !s.touched() && !s.deleted()) {
       s.setTouched(true);
       touched.add(s);
@@ -134,6 +136,34 @@ final class Engine {
 
   List<Semaphore> touched() {
     return touched;
+  }
+
+  /**
+   * Marks a semaphore whose state as {@code inspect} shows it (value, queue, holders, leases, what
+   * is undelivered) this command may have changed, or that it created or deleted: what watches are
+   * told about ({@link Outcome#changed}). A mark too many costs a watcher an event that shows no
+   * difference; a mark missing loses a change, so every path that changes a semaphore marks it
+   * (ChangedSemaphoresProperties checks it against the state before and after every command).
+   */
+  void changed(Semaphore s) {
+    if (!s.changed()) {
+      s.setChanged(true);
+      changed.add(s);
+    }
+  }
+
+  /** The names the command marked changed, in the order first marked; clears the marks. */
+  List<Name> takeChanged() {
+    if (changed.isEmpty()) {
+      return List.of();
+    }
+    List<Name> out = new ArrayList<>(changed.size());
+    for (Semaphore s : changed) {
+      s.setChanged(false);
+      out.add(s.name());
+    }
+    changed.clear();
+    return out;
   }
 
   /** Marks a WaitMany list whose waiting call may now be answered. */
@@ -210,12 +240,14 @@ final class Engine {
   void enqueue(Waiter waiter) {
     if (waiter instanceof SingleWaiter single) {
       single.semaphore.queue().append(single);
+      changed(single.semaphore);
       if (single.owned) {
         addPendingOwned(single.session, single.semaphore, single.requested);
       }
     } else if (waiter instanceof SemopWaiter semop) {
       for (int d = 0; d < semop.nodes.length; d++) {
         semop.nodes[d].semaphore.queue().append(semop.nodes[d]);
+        changed(semop.nodes[d].semaphore);
         addPendingOwned(semop.session, semop.nodes[d].semaphore, semop.plan.ownedTakes(d));
       }
     }

@@ -27,6 +27,7 @@ final class LeaseCommands {
                   + " (it expired, was released or never existed)"));
     }
     lease.expiresAt = engine.deadline(op.ttl());
+    engine.changed(lease.semaphore);
     engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
     return engine.answer(session, requestId, new Result.LeaseRenewed(lease.expiresAt));
   }

@@ -16,6 +16,7 @@ final class Semaphore {
   private static final int DELETED = 4;
   private static final int TOUCHED = 8;
   private static final int SLOTTED = 16;
+  private static final int CHANGED = 32;
 
   final byte[] name;
   final int hash;
@@ -83,6 +84,15 @@ final class Semaphore {
 
   void setTouched(boolean touched) {
     flags = touched ? flags | TOUCHED : flags & ~TOUCHED;
+  }
+
+  /** Whether it is in the current command's list of changed semaphores ({@link Engine#changed}). */
+  boolean changed() {
+    return (flags & CHANGED) != 0;
+  }
+
+  void setChanged(boolean changed) {
+    flags = changed ? flags | CHANGED : flags & ~CHANGED;
   }
 
   /**

@@ -34,7 +34,9 @@ final class SemaphoreCommands {
     boolean slotted =
         options.hasCapacity() && options.capacity() <= engine.limits.maxSlottedCapacity();
     Name name = op.name();
-    engine.semaphores.add(new Semaphore(name.bytes(), name.hash(), op.initial(), options, slotted));
+    Semaphore created = new Semaphore(name.bytes(), name.hash(), op.initial(), options, slotted);
+    engine.semaphores.add(created);
+    engine.changed(created);
     return engine.answer(session, requestId, new Result.Created(true, options, op.initial()));
   }
 
@@ -71,6 +73,7 @@ final class SemaphoreCommands {
     if (s == null) {
       return engine.answer(session, requestId, engine.noSemaphore(op.name()));
     }
+    engine.changed(s);
     engine.semaphores.remove(s);
     s.markDeleted();
     for (Waiter w : waitersOf(s)) {

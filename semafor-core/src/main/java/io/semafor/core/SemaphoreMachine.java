@@ -82,7 +82,7 @@ public final class SemaphoreMachine {
       order.keepOnlyServable();
       engine.emit(new Effect.GrantsPending());
     }
-    return new Outcome(revision, reply, engine.takeEffects());
+    return new Outcome(revision, reply, engine.takeEffects(), engine.takeChanged());
   }
 
   private @Nullable Reply dispatch(Command command) {
@@ -315,6 +315,8 @@ public final class SemaphoreMachine {
       SemaphoreMachine machine = new SemaphoreMachine(new SnapshotReader(limits, in).read());
       machine.order.resumePending();
       machine.waitMany.resumeReadyLists();
+      // rebuilding marks semaphores changed; a restored state is not a change of the next command
+      machine.engine.takeChanged();
       return machine;
     } catch (RuntimeException e) {
       // the reader checks the format; a state that breaks the machine's own assumptions while it

@@ -109,11 +109,15 @@ final class SessionCommands {
         Semaphore s = delivery.semaphore(i);
         if (!s.deleted()) {
           s.outstanding -= delivery.amount(i);
+          engine.changed(s); // what is undelivered there
         }
       }
       Lease lease = delivery.lease;
       if (lease != null && session.equals(lease.undeliveredTo)) {
         lease.undeliveredTo = null;
+        if (!lease.semaphore.deleted()) {
+          engine.changed(lease.semaphore); // the lease now outlives the session
+        }
       }
     }
   }

@@ -65,6 +65,7 @@ final class WaitManyCommands {
     } else {
       request(entry, op.amount());
     }
+    engine.changed(s); // a grant, a queued request, or a queued request grown
     SingleWaiter pending = entry.pending;
     long stillPending = pending == null ? 0 : pending.requested;
     return engine.answer(session, requestId, new Result.WaitManyAdded(entry.granted, stillPending));
@@ -266,6 +267,7 @@ final class WaitManyCommands {
       table.entries.remove(entry);
       s.compact();
     }
+    engine.changed(s);
     entry.list.session().waiting--;
   }
 
