@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  * snapshot to a follower, waits for the answer with no bound (the stream's timeout is dropped once
  * the stream is completed), so a connection that died silently after the last chunk holds it
  * forever: the follower never catches up, and its pre-votes are refused because the others hear the
- * leader (found by the fault harness). Restarting the appender through Ratis's own {@code
- * LeaderState.restart} interrupts the wait; the new appender's first heartbeat on the dead
- * connection draws a reset, gRPC reconnects, and the snapshot is sent again.
+ * leader (found by the fault harness). The watch closes the member's gRPC connection to the
+ * follower, which fails the stream and ends the wait, and restarts the appender through Ratis's own
+ * {@code LeaderState.restart}; the new appender connects afresh and sends the snapshot again. (The
+ * connection must go too: a new appender that starts with a snapshot reused the dead one and waited
+ * forever again, restarted every 30 s.)
  *
  * <p>{@link #SILENCE_LIMIT} is above the 24 s Ratis allows an install-snapshot stream (the request
  * timeout, 3 s, times the 8 requests it keeps outstanding), so a stream Ratis itself still waits
@@ -149,8 +151,18 @@ final class AppenderWatch {
       return appender.getFollower().getLastRpcSendTime().elapsedTimeMs();
     }
 
+    /**
+     * Closes the connection to the follower, then has Ratis make a new appender. Closing the
+     * connection is what ends the old appender's wait, and what the new one needs: it reuses the
+     * member's cached gRPC channel, and a new appender that starts with a snapshot streams it into
+     * the same dead connection and waits forever again (found by the fault harness: a new member
+     * restarted every 30 s without ever receiving a byte, five nodes, run 27 of 2026-11-25).
+     */
     @Override
     public void restart() {
+      if (appender instanceof org.apache.ratis.grpc.server.GrpcLogAppender grpc) {
+        grpc.getServerRpc().getProxies().resetProxy(appender.getFollowerId());
+      }
       appender.getLeaderState().restart(appender);
     }
 
