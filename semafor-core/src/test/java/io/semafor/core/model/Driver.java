@@ -90,6 +90,22 @@ final class Driver {
                 SemaphoreOptions.withCapacity(5).policy(Policy.BARGING).maxPerSession(2))));
   }
 
+  /**
+   * Runs the setup, then each action of {@code script} that applies at its turn: {@code step}
+   * applies each command and returns its outcome, which the driver observes.
+   */
+  void drive(List<Action> script, java.util.function.Function<Command, Outcome> step) {
+    for (Command command : setup()) {
+      observe(command, step.apply(command));
+    }
+    for (Action action : script) {
+      Command command = next(action);
+      if (command != null) {
+        observe(command, step.apply(command));
+      }
+    }
+  }
+
   /** The command for an action, or null if it does not apply now. */
   @Nullable Command next(Action action) {
     if (action instanceof Action.Connect c) {
