@@ -33,6 +33,8 @@ import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.SnapshotChunk;
+import io.semafor.protocol.v1.Unwatch;
+import io.semafor.protocol.v1.Watch;
 import io.semafor.protocol.v1.Welcome;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
@@ -258,6 +260,17 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     drain();
+    if (ctx.channel().isWritable()
+        && !watchIds.isEmpty()
+        && catchUpAsked.compareAndSet(false, true)) {
+      // watches left behind while the client did not read are caught up now that it does
+      try {
+        replicator.read(
+            new Query.ListNames(io.semafor.core.Name.of(""), 1, null), new Edge.WatchCatchUp(this));
+      } catch (Replicator.ReplicatorClosedException e) {
+        // shutting down: nothing to catch up
+      }
+    }
     super.channelWritabilityChanged(ctx);
   }
 
@@ -283,7 +296,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       return true;
     }
     return switch (frame.getBodyCase()) {
-      case READ, SNAPSHOT -> readsInFlight.get() >= MAX_READS_IN_FLIGHT;
+      case READ, SNAPSHOT, WATCH -> readsInFlight.get() >= MAX_READS_IN_FLIGHT;
       default -> false;
     };
   }
@@ -334,6 +347,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
         case HELLO -> hello(frame.getHello());
         case READ -> read(frame.getRead());
         case SNAPSHOT -> snapshot(frame.getSnapshot().getId());
+        case WATCH -> watch(frame.getWatch());
+        case UNWATCH -> unwatch(frame.getUnwatch());
         case BODY_NOT_SET -> fatal(ErrorCode.INVALID_ARGUMENT, "frame: an empty ClientFrame");
       }
     } catch (Replicator.ReplicatorClosedException e) {
@@ -867,6 +882,108 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     replicator.read(query, new PendingRead(this, read.getId()));
   }
 
+  // ------------------------------------------------------------------ watches (decision 0041)
+
+  /** The most watches one connection may run at once. */
+  static final int MAX_WATCHES = 64;
+
+  /** The entries per list of a watched state when the client names no limit. */
+  static final int DEFAULT_WATCH_LIMIT = 100;
+
+  /** The ids of this connection's running watches. */
+  private final java.util.Set<Long> watchIds = ConcurrentHashMap.newKeySet();
+
+  /** A catch-up of this connection's watches is on its way to the applying thread. */
+  private final java.util.concurrent.atomic.AtomicBoolean catchUpAsked =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** Whether the watch {@code id} runs here. Any thread. */
+  boolean watching(long id) {
+    return watchIds.contains(id);
+  }
+
+  /**
+   * Whether watch events may be queued for this connection now: it is open and its client reads
+   * what it is sent. One that does not is left behind and caught up once it drains. Any thread.
+   */
+  boolean takesWatchEvents() {
+    Channel c = channel;
+    return c != null && c.isActive() && c.isWritable();
+  }
+
+  private void watch(Watch w) {
+    if (credentialExpired()) {
+      return;
+    }
+    if (config.security().access().enforced() && principal == null) {
+      fatal(ErrorCode.UNAUTHENTICATED, "watch: a connection begins with Hello and its credentials");
+      return;
+    }
+    long id = w.getId();
+    io.semafor.core.Name name = io.semafor.core.Name.ofBytes(w.getName().toByteArray());
+    String invalid = null;
+    int maxName = config.limits().maxNameBytes();
+    if (id == 0) {
+      invalid = "id: must not be 0";
+    } else if (watchIds.contains(id)) {
+      invalid = "id: watch " + id + " is already running on this connection";
+    } else if (w.getLimit() < 0 || w.getLimit() > Query.Inspect.MAX_LIMIT) {
+      invalid = "limit: must be within 0.." + Query.Inspect.MAX_LIMIT + ", was " + w.getLimit();
+    } else if (name.length() > maxName) {
+      invalid = "name: " + name.length() + " bytes, more than the " + maxName + " a name may have";
+    } else if (!w.getPrefix() && name.length() == 0) {
+      invalid = "name: empty (watch every name with prefix and an empty name)";
+    }
+    if (invalid != null) {
+      send(watchFailed(id, ErrorCode.INVALID_ARGUMENT, invalid));
+      return;
+    }
+    if (watchIds.size() >= MAX_WATCHES) {
+      send(
+          watchFailed(
+              id,
+              ErrorCode.RESOURCE_EXHAUSTED,
+              "maxWatches: this connection already runs " + MAX_WATCHES + " watches"));
+      return;
+    }
+    Query asked = w.getPrefix() ? new Query.ListNames(name, 1, null) : new Query.Get(name);
+    String denied = Authorizer.deny(config.security().access(), whoOrAnonymous(), asked);
+    if (denied != null) {
+      send(watchFailed(id, ErrorCode.PERMISSION_DENIED, denied));
+      return;
+    }
+    watchIds.add(id);
+    readsInFlight.incrementAndGet();
+    // a read of the name is the start's place in the apply order; its answer is not used
+    replicator.read(
+        new Query.ListNames(w.getPrefix() ? name : io.semafor.core.Name.of(""), 1, null),
+        new Edge.WatchStart(
+            this,
+            id,
+            name,
+            w.getPrefix(),
+            w.getAfterRevision(),
+            w.getLimit() == 0 ? DEFAULT_WATCH_LIMIT : w.getLimit(),
+            w.getSummary()));
+  }
+
+  /** The catch-up asked for has been made: the next drain may ask for another. Any thread. */
+  void caughtUp() {
+    catchUpAsked.set(false);
+  }
+
+  private void unwatch(Unwatch u) {
+    if (watchIds.remove(u.getId())) {
+      edge.unwatch(this, u.getId());
+    }
+  }
+
+  private static ServerFrame watchFailed(long id, ErrorCode code, String message) {
+    return ServerFrame.newBuilder()
+        .setWatchEvent(WireResults.watchFailed(id, code, message))
+        .build();
+  }
+
   private void snapshot(long id) {
     Access access = config.security().access();
     if (access.enforced()) {
@@ -1037,6 +1154,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     if (live != null) {
       sessions.detach(live.id, this);
     }
+    watchIds.clear();
+    edge.connectionClosed(this);
     super.channelInactive(ctx);
   }
 

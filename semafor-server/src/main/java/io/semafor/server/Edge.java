@@ -11,6 +11,11 @@ import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.watch.StateReader;
+import io.semafor.server.watch.WatchEvent;
+import io.semafor.server.watch.WatchHub;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -91,6 +96,12 @@ final class Edge implements ApplyListener {
     if (context instanceof Connection.PendingRead read) {
       read.connection().readAnswered();
       read.connection().notLeader(leaderHint);
+    } else if (context instanceof WatchStart start) {
+      start.connection().readAnswered();
+      start.connection().notLeader(leaderHint);
+    } else if (context instanceof WatchCatchUp catchUp) {
+      catchUp.connection().caughtUp();
+      catchUp.connection().notLeader(leaderHint);
     } else if (context instanceof LocalRead local) {
       local.answer().completeExceptionally(new IllegalStateException("not the leader"));
     }
@@ -115,6 +126,10 @@ final class Edge implements ApplyListener {
   @Override
   public void restored(SemaphoreMachine machine, long logTime) {
     lastRevision = machine.revision();
+    synchronized (watches) {
+      state = StateReader.of(machine);
+      watches.restored(machine.revision()); // its watchers are resynced when next caught up
+    }
     for (Effect.ArmTimer arm : machine.timers()) {
       timers.arm(arm.timer(), arm.deadline() - logTime);
     }
@@ -148,6 +163,12 @@ final class Edge implements ApplyListener {
   @Override
   public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
     lastRevision = outcome.revision();
+    if (!outcome.changed().isEmpty()) {
+      synchronized (watches) {
+        this.logTime = logTime;
+        watches.applied(outcome.revision(), outcome.changed(), state);
+      }
+    }
     metrics.applied(command, outcome, logTime);
     if (command instanceof Command.ContinueGrants) {
       continuing.set(false);
@@ -212,6 +233,15 @@ final class Edge implements ApplyListener {
 
   @Override
   public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
+    if (context instanceof WatchStart start) {
+      start.connection().readAnswered();
+      startWatch(start, logTime);
+      return;
+    }
+    if (context instanceof WatchCatchUp catchUp) {
+      catchUp(catchUp.connection(), logTime);
+      return;
+    }
     if (context instanceof LocalRead local) {
       local.answer().complete(reply);
     } else if (context instanceof Connection.PendingRead read) {
@@ -237,6 +267,125 @@ final class Edge implements ApplyListener {
       outbox.flush();
     }
     metrics.batchEnded();
+  }
+
+  // ------------------------------------------------------------------ watches (decision 0041)
+
+  /** How many changed names the watches remember for catching a watcher up (a few MiB at most). */
+  static final int WATCH_RING = 65_536;
+
+  /** The watches; its monitor guards it, {@link #sinks} and {@link #state}. */
+  private final WatchHub watches = new WatchHub(WATCH_RING, 0);
+
+  /** Where each connection's watch events go. */
+  private final Map<Connection, WatchSink> sinks = new HashMap<>();
+
+  /** The machine the replicator applies to, read only on the applying thread. */
+  private StateReader state = StateReader.of(new SemaphoreMachine(io.semafor.core.Limits.DEFAULT));
+
+  /** The log time of the callback being handled: what times in a watched state count from. */
+  private long logTime;
+
+  /** The machine the replicator starts with (before any command; {@link #restored} replaces it). */
+  void attach(SemaphoreMachine machine) {
+    synchronized (watches) {
+      state = StateReader.of(machine);
+      watches.restored(machine.revision());
+    }
+  }
+
+  /**
+   * A watch asked for on a connection: read through the replicator, so that it starts at a point of
+   * the apply order, with nothing applied between what it is first told and its first live event.
+   */
+  record WatchStart(
+      Connection connection,
+      long id,
+      io.semafor.core.Name name,
+      boolean prefix,
+      long afterRevision,
+      int limit,
+      boolean summary) {}
+
+  /** A connection that can take events again: its watches left behind are caught up. */
+  record WatchCatchUp(Connection connection) {}
+
+  /** Events of one connection's watches: queued in the outbox, written when the batch ends. */
+  private final class WatchSink implements WatchHub.Subscriber {
+    private final Connection connection;
+    private final Map<Long, WatchHub.Watch> byId = new HashMap<>();
+
+    WatchSink(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public boolean keepingUp() {
+      return connection.takesWatchEvents();
+    }
+
+    @Override
+    public void deliver(WatchEvent event) {
+      outbox.add(
+          connection,
+          ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build());
+    }
+  }
+
+  private void startWatch(WatchStart s, long logTime) {
+    synchronized (watches) {
+      if (!s.connection().watching(s.id())) {
+        return; // unwatched, or the connection closed, while the start was on its way
+      }
+      this.logTime = logTime;
+      WatchSink sink = sinks.computeIfAbsent(s.connection(), WatchSink::new);
+      WatchHub.Watch w =
+          new WatchHub.Watch(sink, s.id(), s.name(), s.prefix(), s.limit(), s.summary());
+      sink.byId.put(s.id(), w);
+      watches.start(w, s.afterRevision(), state);
+    }
+  }
+
+  private void catchUp(Connection connection, long logTime) {
+    connection.caughtUp();
+    synchronized (watches) {
+      WatchSink sink = sinks.get(connection);
+      if (sink == null) {
+        return;
+      }
+      this.logTime = logTime;
+      for (WatchHub.Watch w : sink.byId.values()) {
+        watches.catchUp(w, state);
+      }
+    }
+  }
+
+  /** Ends the watch {@code id} of {@code connection}. Any thread. */
+  void unwatch(Connection connection, long id) {
+    synchronized (watches) {
+      WatchSink sink = sinks.get(connection);
+      WatchHub.Watch w = sink == null ? null : sink.byId.remove(id);
+      if (w != null) {
+        watches.stop(w);
+      }
+    }
+  }
+
+  /** Ends every watch of a connection that closed. Any thread. */
+  void connectionClosed(Connection connection) {
+    synchronized (watches) {
+      WatchSink sink = sinks.remove(connection);
+      if (sink != null) {
+        watches.stopAll(sink);
+      }
+    }
+  }
+
+  /** How many watches are running, for the metrics. */
+  int watchCount() {
+    synchronized (watches) {
+      return watches.watches();
+    }
   }
 
   /** The command to propose when a machine timer fires. */

@@ -95,7 +95,9 @@ public final class SemaforServer implements AutoCloseable {
             this::dropClients,
             command -> proposeLater(target, command),
             failure::complete);
-    this.replicator = replicators.create(new SemaphoreMachine(config.limits()), edge);
+    SemaphoreMachine initial = new SemaphoreMachine(config.limits());
+    edge.attach(initial);
+    this.replicator = replicators.create(initial, edge);
     if (replicator instanceof MeterBinder binder) {
       // the seam for a replicator's own series (a Raft member's term, indexes, log sync time):
       // it registers them itself, so the server needs to know nothing of Raft

@@ -35,6 +35,7 @@ import io.semafor.protocol.v1.WaitManyAdded;
 import io.semafor.protocol.v1.WaitManyRemoved;
 import io.semafor.protocol.v1.WaitManyReported;
 import io.semafor.protocol.v1.WaiterView;
+import io.semafor.protocol.v1.WatchEvent;
 import io.semafor.protocol.v1.ZeroReached;
 import java.util.List;
 
@@ -204,6 +205,35 @@ final class WireResults {
         .setOwned(s.owned())
         .setLeased(s.leased())
         .setUndelivered(s.undelivered())
+        .build();
+  }
+
+  /** A watch's event (decision 0041); times in its state are counted from {@code logTime}. */
+  static WatchEvent watchEvent(io.semafor.server.watch.WatchEvent e, long logTime) {
+    WatchEvent.Builder b = WatchEvent.newBuilder().setId(e.id()).setRevision(e.revision());
+    if (e instanceof io.semafor.server.watch.WatchEvent.Changed c) {
+      b.setKind(WatchEvent.Kind.CHANGED).setName(bytes(c.name()));
+      if (c.state() instanceof Result.SemaphoreDetail d) {
+        b.setDetail(detail(d, logTime));
+      } else if (c.state() instanceof Result.SemaphoreStatus st) {
+        b.setStatus(status(st));
+      }
+    } else if (e instanceof io.semafor.server.watch.WatchEvent.Deleted d) {
+      b.setKind(WatchEvent.Kind.DELETED).setName(bytes(d.name()));
+    } else if (e instanceof io.semafor.server.watch.WatchEvent.Synced) {
+      b.setKind(WatchEvent.Kind.SYNCED);
+    } else {
+      b.setKind(WatchEvent.Kind.RESYNC);
+    }
+    return b.build();
+  }
+
+  /** A watch that ended, or was refused: why. */
+  static WatchEvent watchFailed(long id, ErrorCode code, String message) {
+    return WatchEvent.newBuilder()
+        .setId(id)
+        .setKind(WatchEvent.Kind.FAILED)
+        .setFailure(failure(code, message))
         .build();
   }
 
