@@ -1,16 +1,14 @@
 package io.semafor.cli;
 
-import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.server.options.Durations;
-import java.time.Duration;
+import io.semafor.client.SemaphoreWatch;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,9 +16,11 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "watch",
     description = {
-      "Print a semaphore's state, then a line each time it changes, until Ctrl-C.",
-      "A change is in the value, queue, holders or leases. The state is read every --interval;",
-      "changes closer together than that are seen as one. With --json, one object per line."
+      "Print a semaphore's state, then a line for every change, pushed by the server, until",
+      "Ctrl-C. A change is in the value, queue, holders or leases, and says the revision that",
+      "made it. With --prefix, every semaphore whose name starts with NAME (\"\" for all).",
+      "After a reconnect each semaphore that changed meanwhile is printed once, at its latest",
+      "state. With --json, one object per line."
     },
     mixinStandardHelpOptions = true)
 final class WatchCommand extends ClientCommand {
@@ -29,13 +29,13 @@ final class WatchCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME")
   String name = "";
 
+  @Option(names = "--prefix", description = "Watch every semaphore whose name starts with NAME.")
+  boolean prefix;
+
   @Option(
-      names = "--interval",
-      paramLabel = "D",
-      defaultValue = "20ms",
-      converter = Durations.class,
-      description = "How often to read the state (default ${DEFAULT-VALUE}).")
-  Duration interval = Duration.ofMillis(20);
+      names = "--summary",
+      description = "Print the value and the counts only, not the waiters, holders and leases.")
+  boolean summary;
 
   @Option(
       names = "--changes",
@@ -45,47 +45,59 @@ final class WatchCommand extends ClientCommand {
 
   @Override
   int run(SemaforClient client, Output output) throws InterruptedException {
-    NamedSemaphore semaphore = client.semaphore(name);
-    Object last = null;
-    long printed = 0;
-    while (printed < changes) {
-      SemaphoreInfo info = semaphore.inspect(); // NOT_FOUND once deleted: exit 1 with the code
-      Object shape = shape(info);
-      if (!Objects.equals(shape, last)) {
-        last = shape;
-        printed++;
-        Map<String, Object> json = InspectCommand.json(info);
-        json.put("time", LocalTime.now(ZoneId.systemDefault()).format(TIME));
-        output.result(line(info), json);
+    if (!prefix && name.isEmpty()) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "NAME: empty (watch --prefix \"\" watches every semaphore)");
+    }
+    BlockingQueue<SemaphoreWatch.Event> events = new LinkedBlockingQueue<>();
+    SemaphoreWatch watch =
+        prefix ? client.watchPrefix(name, summary, events::add) : client.watch(name, events::add);
+    try {
+      long printed = 0;
+      boolean synced = false;
+      while (printed < changes) {
+        SemaphoreWatch.Event e = events.take();
+        if (e instanceof SemaphoreWatch.Changed c) {
+          printed++;
+          Map<String, Object> json = InspectCommand.json(c.state());
+          json.put("time", now());
+          output.result(line(c.state()), json);
+        } else if (e instanceof SemaphoreWatch.Deleted d) {
+          printed++;
+          output.result(
+              String.format("%s %s deleted (revision %d)", now(), d.name(), d.revision()),
+              Output.fields("name", d.name(), "deleted", true, "revision", d.revision()));
+        } else if (e instanceof SemaphoreWatch.Synced s) {
+          if (!synced && !prefix && printed == 0) {
+            output.note(
+                name + " does not exist yet: waiting for it (revision " + s.revision() + ")");
+          }
+          synced = true;
+        } else if (e instanceof SemaphoreWatch.Resynced r) {
+          output.note("resynchronising at revision " + r.revision() + ": every state follows");
+        } else if (e instanceof SemaphoreWatch.Failed f) {
+          throw f.error();
+        }
       }
-      Thread.sleep(Math.max(1, interval.toMillis()));
+    } finally {
+      watch.close();
     }
     return ExitCodes.OK;
   }
 
-  /** What counts as a change: everything but the clocks (ages and times left). */
-  private static Object shape(SemaphoreInfo info) {
-    return List.of(
-        info.value(),
-        info.options(),
-        info.queue().stream()
-            .map(w -> List.of(w.sequence(), w.sessionId(), w.kind(), w.amount()))
-            .toList(),
-        info.holderList(),
-        info.leases().stream()
-            .map(l -> List.of(l.permitId(), l.sessionId(), l.amount(), l.token()))
-            .toList());
+  private static String now() {
+    return LocalTime.now(ZoneId.systemDefault()).format(TIME);
   }
 
   private static String line(SemaphoreInfo info) {
     return String.format(
         "%s %s = %d, %d waiting, %d holding, %d leases (revision %d)",
-        LocalTime.now(ZoneId.systemDefault()).format(TIME),
+        now(),
         info.name(),
         info.value(),
-        info.queue().size(),
-        info.holderList().size(),
-        info.leases().size(),
+        info.waiters(),
+        info.holders(),
+        info.leaseCount(),
         info.revision());
   }
 }

@@ -552,4 +552,31 @@ class CliTest {
       watch.destroyForcibly();
     }
   }
+
+  @Test
+  void watchWithPrefixPrintsEveryChangeUnderItAndDeletions() throws Exception {
+    client.create("printers/a", 1);
+    Process watch =
+        CliProcess.start(server, "watch", "printers/", "--prefix", "--json", "--changes", "4");
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(JSON.readTree(out.readLine()).get("name").asText()).isEqualTo("printers/a");
+      client.create("scanners/x", 1); // not under the prefix: not printed
+      client.create("printers/b", 5);
+      var created = JSON.readTree(out.readLine());
+      assertThat(created.get("name").asText()).isEqualTo("printers/b");
+      assertThat(created.get("value").asLong()).isEqualTo(5);
+      client.semaphore("printers/a").increment(2);
+      assertThat(JSON.readTree(out.readLine()).get("value").asLong()).isEqualTo(3);
+      client.semaphore("printers/b").delete();
+      var deleted = JSON.readTree(out.readLine());
+      assertThat(deleted.get("name").asText()).isEqualTo("printers/b");
+      assertThat(deleted.get("deleted").asBoolean()).isTrue();
+      assertThat(watch.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(watch.exitValue()).isZero();
+    } finally {
+      watch.destroyForcibly();
+    }
+  }
 }

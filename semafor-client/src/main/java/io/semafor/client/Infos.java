@@ -17,7 +17,12 @@ final class Infos {
   private Infos() {}
 
   static SemaphoreInfo status(ReadResponse r) {
-    return info(r.getStatus(), r.getRevision(), List.of(), List.of(), List.of());
+    return status(r.getStatus(), r.getRevision());
+  }
+
+  /** A semaphore's summary alone, as of {@code revision}. */
+  static SemaphoreInfo status(SemaphoreStatus s, long revision) {
+    return info(s, revision, List.of(), List.of(), List.of());
   }
 
   /** One inspection page. */
@@ -33,8 +38,13 @@ final class Infos {
 
   /** An inspection page's summary and entries. */
   static SemaphoreInfo detail(ReadResponse r) {
+    return detail(r.getDetail(), r.getRevision());
+  }
+
+  /** A semaphore's summary and one page of each list, as of {@code revision}. */
+  static SemaphoreInfo detail(io.semafor.protocol.v1.SemaphoreDetail d, long revision) {
     List<SemaphoreInfo.Waiter> queue = new ArrayList<>();
-    for (WaiterView w : r.getDetail().getQueueList()) {
+    for (WaiterView w : d.getQueueList()) {
       queue.add(
           new SemaphoreInfo.Waiter(
               w.getSessionId(),
@@ -46,13 +56,13 @@ final class Infos {
               client(w.getClient())));
     }
     List<SemaphoreInfo.Holder> holders = new ArrayList<>();
-    for (HolderView h : r.getDetail().getHoldersList()) {
+    for (HolderView h : d.getHoldersList()) {
       holders.add(
           new SemaphoreInfo.Holder(
               h.getSessionId(), h.getOwned(), h.getSlotsList(), client(h.getClient())));
     }
     List<SemaphoreInfo.LeaseInfo> leases = new ArrayList<>();
-    for (LeaseView l : r.getDetail().getLeasesList()) {
+    for (LeaseView l : d.getLeasesList()) {
       leases.add(
           new SemaphoreInfo.LeaseInfo(
               l.getPermitId(),
@@ -63,7 +73,7 @@ final class Infos {
               Duration.ofNanos(l.getAgeNs()),
               Duration.ofNanos(l.getExpiresInNs())));
     }
-    return info(r.getDetail().getStatus(), r.getRevision(), queue, holders, leases);
+    return info(d.getStatus(), revision, queue, holders, leases);
   }
 
   /** A list page's names with their states (from a list read that asked for them). */

@@ -152,6 +152,14 @@ public final class NamedSemaphore {
   }
 
   /**
+   * Watches this semaphore: its state, then every change, pushed by the server (see {@link
+   * SemaforClient#watch} and {@link SemaphoreWatch}). Returns at once; close the watch to stop it.
+   */
+  public SemaphoreWatch watch(SemaphoreWatch.Listener listener) {
+    return new SemaphoreWatch(rpc.link().config(), name, false, 0, false, listener).start();
+  }
+
+  /**
    * {@link #info()} with the whole queue (arrival order), every holder (session id order) and every
    * lease (permit id order), read page by page; see {@link #inspect(int)}.
    */

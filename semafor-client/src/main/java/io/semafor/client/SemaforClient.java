@@ -169,6 +169,32 @@ public final class SemaforClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Watches the semaphore {@code name}: the server pushes its state, then every change (its value,
+   * queue, holders and leases, with the revision that made it), over a connection of the watch's
+   * own that follows the leader and resumes after a break (see {@link SemaphoreWatch}). Returns at
+   * once; the listener is called on the watch's thread. A semaphore that does not exist yet is told
+   * when it is created. Close the watch to stop it; closing the client does not.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public SemaphoreWatch watch(String name, SemaphoreWatch.Listener listener) {
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name: empty (watchPrefix(\"\", ...) watches every name)");
+    }
+    return new SemaphoreWatch(link.config(), name, false, 0, false, listener).start();
+  }
+
+  /**
+   * Watches every semaphore whose name starts with {@code prefix} ("" for all), as {@link #watch}
+   * does one; with {@code summary}, each state is its status alone (value, counts, options), which
+   * is what an overview of many semaphores needs.
+   */
+  public SemaphoreWatch watchPrefix(
+      String prefix, boolean summary, SemaphoreWatch.Listener listener) {
+    return new SemaphoreWatch(link.config(), prefix, true, 0, summary, listener).start();
+  }
+
   /** Names with statuses asked per page; the server stops a page earlier at its byte budget. */
   private static final int STATUS_PAGE = 1000;
 

@@ -224,6 +224,11 @@ public final class Link implements AutoCloseable {
     readerThread.setDaemon(true);
   }
 
+  /** What this link was opened with (for the connections of a client's own, such as watches). */
+  public LinkConfig config() {
+    return config;
+  }
+
   /**
    * Connects to the first reachable address and opens a session.
    *
@@ -640,7 +645,7 @@ public final class Link implements AutoCloseable {
         }
         broken(w, new IOException("server: " + f.getMessage()));
       }
-      case WELCOME, SNAPSHOT_CHUNK, BODY_NOT_SET ->
+      case WELCOME, SNAPSHOT_CHUNK, WATCH_EVENT, BODY_NOT_SET ->
           log.debug("ignoring an unexpected {}", frame.getBodyCase());
     }
   }
