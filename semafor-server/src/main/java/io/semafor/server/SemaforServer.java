@@ -104,6 +104,9 @@ public final class SemaforServer implements AutoCloseable {
       binder.bindTo(metrics.registry());
     }
     target.set(replicator);
+    io.micrometer.core.instrument.Gauge.builder("semafor_watches", edge::watchCount)
+        .description("Watches running on this node (decision 0041)")
+        .register(metrics.registry());
     sessions.replicator(replicator);
     this.acceptor = transport.group(1, "semafor-accept");
     this.workers = transport.group(config.ioThreads(), "semafor-io");
