@@ -167,6 +167,7 @@ final class Edge implements ApplyListener {
       synchronized (watches) {
         this.logTime = logTime;
         watches.applied(outcome.revision(), outcome.changed(), state);
+        encodedStates.clear();
       }
     }
     metrics.applied(command, outcome, logTime);
@@ -286,6 +287,13 @@ final class Edge implements ApplyListener {
   /** The log time of the callback being handled: what times in a watched state count from. */
   private long logTime;
 
+  /**
+   * The bytes of each state the hub handed out during the call being handled, by identity: the hub
+   * renders a changed state once for every watch of the same shape. Cleared after each call.
+   */
+  private final java.util.IdentityHashMap<io.semafor.core.Result, byte[]> encodedStates =
+      new java.util.IdentityHashMap<>();
+
   /** The machine the replicator starts with (before any command; {@link #restored} replaces it). */
   void attach(SemaphoreMachine machine) {
     synchronized (watches) {
@@ -326,6 +334,16 @@ final class Edge implements ApplyListener {
 
     @Override
     public void deliver(WatchEvent event) {
+      if (event instanceof WatchEvent.Changed c) {
+        // every watch told this state gets the same bytes: encoded once, copied per frame
+        byte[] state =
+            encodedStates.computeIfAbsent(c.state(), s -> WireResults.watchedState(s, logTime));
+        outbox.add(
+            connection,
+            new EncodedFrame(
+                WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state)));
+        return;
+      }
       outbox.add(
           connection,
           ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build());
@@ -343,6 +361,7 @@ final class Edge implements ApplyListener {
           new WatchHub.Watch(sink, s.id(), s.name(), s.prefix(), s.limit(), s.summary());
       sink.byId.put(s.id(), w);
       watches.start(w, s.afterRevision(), state);
+      encodedStates.clear();
     }
   }
 
@@ -357,6 +376,7 @@ final class Edge implements ApplyListener {
       for (WatchHub.Watch w : sink.byId.values()) {
         watches.catchUp(w, state);
       }
+      encodedStates.clear();
     }
   }
 

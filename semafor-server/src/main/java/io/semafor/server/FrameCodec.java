@@ -194,6 +194,16 @@ final class FrameCodec {
   }
 
   /** Writes each message as one frame into one buffer. */
+  /** Writes {@link EncodedFrame}s: the length, then the bytes as they are. */
+  static final class EncodedEncoder extends MessageToByteEncoder<EncodedFrame> {
+    @Override
+    protected void encode(ChannelHandlerContext ctx, EncodedFrame frame, ByteBuf out) {
+      out.ensureWritable(Frames.PREFIX_BYTES + frame.body().length);
+      out.writeInt(frame.body().length);
+      out.writeBytes(frame.body());
+    }
+  }
+
   static final class Encoder extends MessageToByteEncoder<MessageLite> {
     @Override
     protected void encode(ChannelHandlerContext ctx, MessageLite message, ByteBuf out)

@@ -22,10 +22,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class Outbox {
   private final List<Channel> channels = new ArrayList<>();
-  private final List<ServerFrame> frames = new ArrayList<>();
+
+  /** Each a {@link ServerFrame} or an {@link EncodedFrame}: what the channel's encoders take. */
+  private final List<Object> frames = new ArrayList<>();
 
   /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
   void add(Connection connection, ServerFrame frame) {
+    queue(connection, frame);
+  }
+
+  /** Queues a frame already encoded (a watch event, decision 0041). */
+  void add(Connection connection, EncodedFrame frame) {
+    queue(connection, frame);
+  }
+
+  private void queue(Connection connection, Object frame) {
     Channel channel = connection.channel();
     if (channel != null) {
       channels.add(channel);
@@ -100,7 +111,7 @@ final class Outbox {
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
-  private static void write(Channel channel, ServerFrame frame) {
+  private static void write(Channel channel, Object frame) {
     if (channel.isActive()) {
       channel.write(frame, channel.voidPromise());
     }
@@ -109,9 +120,9 @@ final class Outbox {
   /** The frames bound for one other event loop, written and flushed there in one go. */
   private static final class Delivery implements Runnable {
     private final List<Channel> channels = new ArrayList<>();
-    private final List<ServerFrame> frames = new ArrayList<>();
+    private final List<Object> frames = new ArrayList<>();
 
-    void add(Channel channel, ServerFrame frame) {
+    void add(Channel channel, Object frame) {
       channels.add(channel);
       frames.add(frame);
     }

@@ -153,6 +153,7 @@ public final class SemaforServer implements AutoCloseable {
                                 pendingFrames,
                                 clientLimits.frameTimeout().toNanos()))
                         .addLast("frames-out", new FrameCodec.Encoder())
+                        .addLast("encoded-frames-out", new FrameCodec.EncodedEncoder())
                         .addLast(
                             "connection",
                             new Connection(replicator, sessions, quota, caps, config, edge));
@@ -196,6 +197,7 @@ public final class SemaforServer implements AutoCloseable {
       ch.config().setAutoRead(false);
     }
     ch.pipeline().addLast("frames-out", new FrameCodec.Encoder());
+    ch.pipeline().addLast("encoded-frames-out", new FrameCodec.EncodedEncoder());
     ch.pipeline()
         .addLast(
             "refuse",

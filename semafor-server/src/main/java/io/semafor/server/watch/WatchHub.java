@@ -55,8 +55,9 @@ public final class WatchHub {
   private final Map<Name, List<Watch>> exact = new HashMap<>();
   private final List<Watch> prefixes = new ArrayList<>();
 
-  /** Where each watch stands. */
-  private final Map<Watch, Progress> progress = new HashMap<>();
+  /** Where each watch stands, by identity (each watch is one subscriber's, started once). */
+  private final java.util.IdentityHashMap<Watch, Progress> progress =
+      new java.util.IdentityHashMap<>();
 
   /** What a watch has been told. */
   private static final class Progress {
@@ -167,8 +168,9 @@ public final class WatchHub {
     Map<Shape, @Nullable Result> rendered = new HashMap<>();
     // whether each watch takes this command's events, asked once: a watch is told all of a
     // command's names or none, so a catch-up from the revision before it repeats nothing
-    Set<Watch> skipped = new java.util.HashSet<>();
-    Set<Watch> taking = new java.util.HashSet<>();
+    // by identity: a record's hash covers its name's bytes, computed again at every lookup
+    Set<Watch> skipped = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<Watch> taking = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (Name name : changed) {
       for (Watch w : watching(name)) {
         Progress p = progress.get(w);
