@@ -154,16 +154,24 @@ final class Engine {
 
   /** The names the command marked changed, in the order first marked; clears the marks. */
   List<Name> takeChanged() {
-    if (changed.isEmpty()) {
+    int n = changed.size();
+    if (n == 0) {
       return List.of();
     }
-    List<Name> out = new ArrayList<>(changed.size());
-    for (Semaphore s : changed) {
+    if (n == 1) { // most commands change one semaphore: no array, and Outcome keeps it as it is
+      Semaphore s = changed.get(0);
       s.setChanged(false);
-      out.add(s.name());
+      changed.clear();
+      return List.of(s.name());
+    }
+    Name[] out = new Name[n];
+    for (int i = 0; i < n; i++) {
+      Semaphore s = changed.get(i);
+      s.setChanged(false);
+      out[i] = s.name();
     }
     changed.clear();
-    return out;
+    return List.of(out);
   }
 
   /** Marks a WaitMany list whose waiting call may now be answered. */
