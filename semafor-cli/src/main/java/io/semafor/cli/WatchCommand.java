@@ -51,7 +51,9 @@ final class WatchCommand extends ClientCommand {
     }
     BlockingQueue<SemaphoreWatch.Event> events = new LinkedBlockingQueue<>();
     SemaphoreWatch watch =
-        prefix ? client.watchPrefix(name, summary, events::add) : client.watch(name, events::add);
+        prefix
+            ? client.watchPrefix(name, summary, events::add)
+            : client.watch(name, summary, events::add);
     try {
       long printed = 0;
       boolean synced = false;

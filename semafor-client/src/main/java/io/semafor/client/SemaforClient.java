@@ -179,10 +179,20 @@ public final class SemaforClient implements AutoCloseable {
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public SemaphoreWatch watch(String name, SemaphoreWatch.Listener listener) {
+    return watch(name, false, listener);
+  }
+
+  /**
+   * {@link #watch(String, SemaphoreWatch.Listener)}; with {@code summary}, each state is the status
+   * alone (value, counts, options), without the waiters, holders and leases.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public SemaphoreWatch watch(String name, boolean summary, SemaphoreWatch.Listener listener) {
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name: empty (watchPrefix(\"\", ...) watches every name)");
     }
-    return new SemaphoreWatch(link.config(), name, false, 0, false, listener).start();
+    return new SemaphoreWatch(link.config(), name, false, 0, summary, listener).start();
   }
 
   /**

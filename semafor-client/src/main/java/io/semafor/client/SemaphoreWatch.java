@@ -245,7 +245,7 @@ public final class SemaphoreWatch implements AutoCloseable {
                 .setHello(
                     Hello.newBuilder()
                         .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                        .setSessionTtlNs(config.sessionTtl().toNanos())
+                        .setNoSession(true) // authenticate only: nothing to keep alive
                         .setClientName(config.clientName())
                         .setClientHost(config.clientHost())
                         .setClientPid(config.clientPid())
@@ -312,7 +312,7 @@ public final class SemaphoreWatch implements AutoCloseable {
     String eventName = e.getName().toString(StandardCharsets.UTF_8);
     switch (e.getKind()) {
       case CHANGED -> {
-        if (revision == lastRevision && toldAtLast.contains(eventName)) {
+        if (!full && revision == lastRevision && toldAtLast.contains(eventName)) {
           return false; // told before the reconnect
         }
         SemaphoreInfo state =
@@ -322,7 +322,7 @@ public final class SemaphoreWatch implements AutoCloseable {
         deliver(new Changed(revision, state), eventName);
       }
       case DELETED -> {
-        if (revision == lastRevision && toldAtLast.contains(eventName)) {
+        if (!full && revision == lastRevision && toldAtLast.contains(eventName)) {
           return false;
         }
         deliver(new Deleted(revision, eventName), eventName);
@@ -347,7 +347,9 @@ public final class SemaphoreWatch implements AutoCloseable {
   }
 
   private void deliver(Event event, String eventName) {
-    if (event.revision() != lastRevision) {
+    if (event.revision() != lastRevision || event instanceof Resynced || full) {
+      // only the names of the last revision of live or caught-up events can come again; while
+      // every state is being sent (full), none is skipped, so none need be remembered
       toldAtLast.clear();
     }
     lastRevision = Math.max(lastRevision, event.revision());

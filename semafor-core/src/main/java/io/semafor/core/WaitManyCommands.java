@@ -267,7 +267,9 @@ final class WaitManyCommands {
       table.entries.remove(entry);
       s.compact();
     }
-    engine.changed(s);
+    if (!s.deleted()) { // a deleted one was told once, when it was deleted
+      engine.changed(s);
+    }
     entry.list.session().waiting--;
   }
 

@@ -208,7 +208,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     long idle = limits.idleTimeout().toNanos();
     long due;
     String why;
-    if (session != null || opening) {
+    if (session != null || opening || !watchIds.isEmpty()) {
+      // a session's TTL says how long it lives; a connection that watches lives while it does
       due = now + idle;
       why = "";
     } else if (lastSessionId == 0) {
@@ -414,6 +415,19 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
                   Welcome.newBuilder()
                       .setProtocolVersion(Frames.PROTOCOL_VERSION)
                       .setFailure(WireResults.notLeader(replicator.leaderHint())))
+              .build());
+      return;
+    }
+    if (hello.getNoSession()) {
+      // authenticated, nothing opened: a connection that only watches or reads
+      send(
+          ServerFrame.newBuilder()
+              .setWelcome(
+                  Welcome.newBuilder()
+                      .setProtocolVersion(Frames.PROTOCOL_VERSION)
+                      .setRevision(edge.lastRevision())
+                      .setServer("semafor")
+                      .setPrincipal(who.isAnonymous() ? "" : who.name()))
               .build());
       return;
     }
@@ -890,16 +904,19 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   /** The entries per list of a watched state when the client names no limit. */
   static final int DEFAULT_WATCH_LIMIT = 100;
 
-  /** The ids of this connection's running watches. */
-  private final java.util.Set<Long> watchIds = ConcurrentHashMap.newKeySet();
+  /**
+   * This connection's running watches: each id with the start that began it, so that a start still
+   * on its way for an id unwatched and watched again meanwhile is told apart from the new.
+   */
+  private final ConcurrentHashMap<Long, Edge.WatchStart> watchIds = new ConcurrentHashMap<>();
 
   /** A catch-up of this connection's watches is on its way to the applying thread. */
   private final java.util.concurrent.atomic.AtomicBoolean catchUpAsked =
       new java.util.concurrent.atomic.AtomicBoolean();
 
-  /** Whether the watch {@code id} runs here. Any thread. */
-  boolean watching(long id) {
-    return watchIds.contains(id);
+  /** Whether {@code start} is the start of a watch still running here. Any thread. */
+  boolean watching(Edge.WatchStart start) {
+    return watchIds.get(start.id()) == start;
   }
 
   /**
@@ -925,7 +942,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     int maxName = config.limits().maxNameBytes();
     if (id == 0) {
       invalid = "id: must not be 0";
-    } else if (watchIds.contains(id)) {
+    } else if (watchIds.containsKey(id)) {
       invalid = "id: watch " + id + " is already running on this connection";
     } else if (w.getLimit() < 0 || w.getLimit() > Query.Inspect.MAX_LIMIT) {
       invalid = "limit: must be within 0.." + Query.Inspect.MAX_LIMIT + ", was " + w.getLimit();
@@ -946,17 +963,15 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
               "maxWatches: this connection already runs " + MAX_WATCHES + " watches"));
       return;
     }
-    Query asked = w.getPrefix() ? new Query.ListNames(name, 1, null) : new Query.Get(name);
-    String denied = Authorizer.deny(config.security().access(), whoOrAnonymous(), asked);
+    // read on the name, or on the whole prefix (grants are by prefix): a list is filtered by
+    // permission instead of refused, which a watch's states are not
+    String denied =
+        Authorizer.deny(config.security().access(), whoOrAnonymous(), new Query.Get(name));
     if (denied != null) {
       send(watchFailed(id, ErrorCode.PERMISSION_DENIED, denied));
       return;
     }
-    watchIds.add(id);
-    readsInFlight.incrementAndGet();
-    // a read of the name is the start's place in the apply order; its answer is not used
-    replicator.read(
-        new Query.ListNames(w.getPrefix() ? name : io.semafor.core.Name.of(""), 1, null),
+    Edge.WatchStart start =
         new Edge.WatchStart(
             this,
             id,
@@ -964,7 +979,12 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
             w.getPrefix(),
             w.getAfterRevision(),
             w.getLimit() == 0 ? DEFAULT_WATCH_LIMIT : w.getLimit(),
-            w.getSummary()));
+            w.getSummary());
+    watchIds.put(id, start);
+    readsInFlight.incrementAndGet();
+    // a read is the start's place in the apply order (linearizable: on a new leader, after
+    // everything committed); its answer is not used
+    replicator.read(new Query.ListNames(io.semafor.core.Name.of(""), 1, null), start);
   }
 
   /** The catch-up asked for has been made: the next drain may ask for another. Any thread. */
@@ -973,7 +993,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   private void unwatch(Unwatch u) {
-    if (watchIds.remove(u.getId())) {
+    if (watchIds.remove(u.getId()) != null) {
       edge.unwatch(this, u.getId());
     }
   }

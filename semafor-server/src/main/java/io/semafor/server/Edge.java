@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * Carries out what the machine decided: answers go to the connection the session is attached to now
@@ -166,8 +167,16 @@ final class Edge implements ApplyListener {
     if (!outcome.changed().isEmpty()) {
       synchronized (watches) {
         this.logTime = logTime;
-        watches.applied(outcome.revision(), outcome.changed(), state);
-        encodedStates.clear();
+        try {
+          watches.applied(outcome.revision(), outcome.changed(), state);
+        } catch (RuntimeException e) {
+          // a bug in the watches must not stop the machine's commands from being answered
+          LoggerFactory.getLogger(Edge.class)
+              .error("watches failed at revision {}: resyncing them", outcome.revision(), e);
+          watches.restored(outcome.revision());
+        } finally {
+          encodedStates.clear();
+        }
       }
     }
     metrics.applied(command, outcome, logTime);
@@ -305,15 +314,62 @@ final class Edge implements ApplyListener {
   /**
    * A watch asked for on a connection: read through the replicator, so that it starts at a point of
    * the apply order, with nothing applied between what it is first told and its first live event.
+   * Equal only to itself: an id unwatched and watched again is another start.
    */
-  record WatchStart(
-      Connection connection,
-      long id,
-      io.semafor.core.Name name,
-      boolean prefix,
-      long afterRevision,
-      int limit,
-      boolean summary) {}
+  static final class WatchStart {
+    private final Connection connection;
+    private final long id;
+    private final io.semafor.core.Name name;
+    private final boolean prefix;
+    private final long afterRevision;
+    private final int limit;
+    private final boolean summary;
+
+    WatchStart(
+        Connection connection,
+        long id,
+        io.semafor.core.Name name,
+        boolean prefix,
+        long afterRevision,
+        int limit,
+        boolean summary) {
+      this.connection = connection;
+      this.id = id;
+      this.name = name;
+      this.prefix = prefix;
+      this.afterRevision = afterRevision;
+      this.limit = limit;
+      this.summary = summary;
+    }
+
+    Connection connection() {
+      return connection;
+    }
+
+    long id() {
+      return id;
+    }
+
+    io.semafor.core.Name name() {
+      return name;
+    }
+
+    boolean prefix() {
+      return prefix;
+    }
+
+    long afterRevision() {
+      return afterRevision;
+    }
+
+    int limit() {
+      return limit;
+    }
+
+    boolean summary() {
+      return summary;
+    }
+  }
 
   /** A connection that can take events again: its watches left behind are caught up. */
   record WatchCatchUp(Connection connection) {}
@@ -352,7 +408,7 @@ final class Edge implements ApplyListener {
 
   private void startWatch(WatchStart s, long logTime) {
     synchronized (watches) {
-      if (!s.connection().watching(s.id())) {
+      if (!s.connection().watching(s)) {
         return; // unwatched, or the connection closed, while the start was on its way
       }
       this.logTime = logTime;

@@ -193,7 +193,6 @@ final class FrameCodec {
     }
   }
 
-  /** Writes each message as one frame into one buffer. */
   /** Writes {@link EncodedFrame}s: the length, then the bytes as they are. */
   static final class EncodedEncoder extends MessageToByteEncoder<EncodedFrame> {
     @Override
@@ -204,6 +203,7 @@ final class FrameCodec {
     }
   }
 
+  /** Writes each message as one frame into one buffer. */
   static final class Encoder extends MessageToByteEncoder<MessageLite> {
     @Override
     protected void encode(ChannelHandlerContext ctx, MessageLite message, ByteBuf out)

@@ -776,4 +776,56 @@ class SecurityTest {
   static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
+
+  private static io.semafor.protocol.v1.WatchEvent watchEvent(WireClient c) throws IOException {
+    io.semafor.protocol.v1.ServerFrame f = c.receive();
+    assertThat(f.hasWatchEvent()).as("a watch event, not %s", f).isTrue();
+    return f.getWatchEvent();
+  }
+
+  private static io.semafor.protocol.v1.ClientFrame prefixWatch(String prefix) {
+    return io.semafor.protocol.v1.ClientFrame.newBuilder()
+        .setWatch(
+            io.semafor.protocol.v1.Watch.newBuilder()
+                .setId(1)
+                .setName(name(prefix))
+                .setPrefix(true))
+        .build();
+  }
+
+  @Test
+  void aPrefixWatchBeyondThePrincipalsReadGrantIsRefused() throws Exception {
+    try (WireClient c = connect(alice)) { // alice reads a/ only
+      c.send(prefixWatch(""));
+
+      io.semafor.protocol.v1.WatchEvent e = watchEvent(c);
+      assertThat(e.getKind()).isEqualTo(io.semafor.protocol.v1.WatchEvent.Kind.FAILED);
+      assertThat(e.getFailure().getCode())
+          .isEqualTo(io.semafor.protocol.v1.ErrorCode.PERMISSION_DENIED);
+    }
+  }
+
+  @Test
+  void aPrefixWatchWithinTheReadGrantIsToldOnlyItsStates() throws Exception {
+    try (WireClient c = connect(alice)) {
+      c.send(prefixWatch("a/"));
+
+      io.semafor.protocol.v1.WatchEvent e = watchEvent(c);
+      assertThat(e.getName().toStringUtf8()).isEqualTo("a/x");
+      assertThat(watchEvent(c).getKind()).isEqualTo(io.semafor.protocol.v1.WatchEvent.Kind.SYNCED);
+    }
+  }
+
+  @Test
+  void aConnectionAuthenticatedWithoutASessionWatchesAndOpensNoSession() throws Exception {
+    WireClient c = new WireClient(server.address());
+    try (c) {
+      Welcome w = c.hello(Hello.newBuilder().setToken(alice).setNoSession(true));
+      assertThat(w.hasFailure()).isFalse();
+      assertThat(w.getSessionId()).isZero();
+      assertThat(w.getPrincipal()).isEqualTo("alice");
+      c.send(prefixWatch("a/"));
+      assertThat(watchEvent(c).getName().toStringUtf8()).isEqualTo("a/x");
+    }
+  }
 }

@@ -198,4 +198,41 @@ class WatchWireTest {
       assertThat(failed.getFailure().getMessage()).contains("already running");
     }
   }
+
+  @Test
+  void aConnectionThatOnlyWatchesOutlivesTheHelloAndIdleTimeouts() throws Exception {
+    ClientLimits d = ClientLimits.DEFAULT;
+    SemaforServer strict =
+        SemaforServer.start(
+            ServerConfig.builder()
+                .port(0)
+                .clientLimits(
+                    new ClientLimits(
+                        d.maxConnections(),
+                        d.maxConnectionsPerClient(),
+                        d.maxSessionsPerClient(),
+                        Duration.ofMillis(300), // helloTimeout
+                        d.frameTimeout(),
+                        Duration.ofMillis(300), // idleTimeout
+                        d.maxPendingFrameBytes(),
+                        d.maxUnreadBytes()))
+                .build());
+    try (WireClient writer = new WireClient(strict.address());
+        WireClient watcher = new WireClient(strict.address())) {
+      assertThat(writer.hello(0, 0).hasFailure()).isFalse();
+      writer.call(create("printers", 1));
+      watcher.send(watch(1, "printers", false, 0));
+      event(watcher);
+      event(watcher);
+
+      Thread.sleep(1_500); // five times either timeout, with nothing sent on the watch
+      long revision = writer.call(increment("printers")).getRevision();
+
+      WatchEvent changed = event(watcher);
+      assertThat(changed.getRevision()).isEqualTo(revision);
+      assertThat(changed.getDetail().getStatus().getValue()).isEqualTo(2);
+    } finally {
+      strict.close();
+    }
+  }
 }

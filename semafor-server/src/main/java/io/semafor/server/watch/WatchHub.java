@@ -259,7 +259,14 @@ public final class WatchHub {
   private void send(Watch watch, Progress p, boolean everything, StateReader state) {
     long now = state.revision();
     Subscriber to = watch.subscriber();
-    if (!everything && ring.covers(p.told)) {
+    if (p.told > now) {
+      // told of revisions this node never applied: a start is placed after everything committed,
+      // so that was another history (a single node restarted without its data, or restored from
+      // an older backup): its states restart from here
+      p.told = 0;
+      everything = false;
+    }
+    if (!everything && p.told > 0 && ring.covers(p.told)) {
       for (ChangeRing.Change c : ring.since(p.told, watch::matches)) {
         Result s = state.state(c.name(), watch.limit(), watch.summary());
         to.deliver(
@@ -278,8 +285,8 @@ public final class WatchHub {
         }
       }
     }
-    p.told = Math.max(p.told, now);
-    to.deliver(new WatchEvent.Synced(watch.id(), p.told));
+    p.told = now;
+    to.deliver(new WatchEvent.Synced(watch.id(), now));
   }
 
   private static Set<Name> matching(Watch watch, StateReader state) {
