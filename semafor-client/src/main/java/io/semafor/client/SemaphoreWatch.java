@@ -86,8 +86,11 @@ public final class SemaphoreWatch implements AutoCloseable {
     void onEvent(Event event);
   }
 
-  /** How long a connection may stay silent before it is taken for dead and replaced. */
-  static final Duration SILENCE = Duration.ofMinutes(10);
+  /**
+   * How long a connection may stay silent before it is taken for dead and replaced: three of the
+   * server's 30 s heartbeats (a {@code SYNCED} to every quiet watch).
+   */
+  static final Duration SILENCE = Duration.ofSeconds(90);
 
   /** The longest pause between two tries to reconnect. */
   private static final long MAX_BACKOFF_MILLIS = 2_000;

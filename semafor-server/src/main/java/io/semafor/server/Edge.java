@@ -252,6 +252,13 @@ final class Edge implements ApplyListener {
       catchUp(catchUp.connection(), logTime);
       return;
     }
+    if (context instanceof WatchHeartbeat) {
+      synchronized (watches) {
+        this.logTime = logTime;
+        watches.heartbeat(state);
+      }
+      return;
+    }
     if (context instanceof LocalRead local) {
       local.answer().complete(reply);
     } else if (context instanceof Connection.PendingRead read) {
@@ -373,6 +380,12 @@ final class Edge implements ApplyListener {
 
   /** A connection that can take events again: its watches left behind are caught up. */
   record WatchCatchUp(Connection connection) {}
+
+  /** Time for every watch that keeps up to be told it is synced (proof of life, decision 0041). */
+  record WatchHeartbeat() {}
+
+  /** How often watches are told they are synced when nothing else is said. */
+  static final java.time.Duration WATCH_HEARTBEAT = java.time.Duration.ofSeconds(30);
 
   /** Events of one connection's watches: queued in the outbox, written when the batch ends. */
   private final class WatchSink implements WatchHub.Subscriber {

@@ -169,6 +169,25 @@ public final class SemaforServer implements AutoCloseable {
           config.tls() == null ? ", in plain text" : "");
     }
     this.admin = config.adminPort() < 0 ? null : startAdmin();
+    long every = Edge.WATCH_HEARTBEAT.toNanos();
+    this.watchHeartbeat =
+        workers.scheduleAtFixedRate(this::watchHeartbeat, every, every, TimeUnit.NANOSECONDS);
+  }
+
+  /** Tells the watches they are synced, if this node leads and any run (decision 0041). */
+  private final io.netty.util.concurrent.ScheduledFuture<?> watchHeartbeat;
+
+  private void watchHeartbeat() {
+    if (closed || edge.watchCount() == 0 || !replicator.isLeader()) {
+      return;
+    }
+    try {
+      replicator.read(
+          new io.semafor.core.Query.ListNames(io.semafor.core.Name.of(""), 1, null),
+          new Edge.WatchHeartbeat());
+    } catch (RuntimeException e) {
+      log.debug("watch heartbeat not sent: {}", e.toString());
+    }
   }
 
   /**
@@ -401,6 +420,7 @@ public final class SemaforServer implements AutoCloseable {
       return;
     }
     closed = true;
+    watchHeartbeat.cancel(false);
     if (admin != null) {
       admin.close();
     }

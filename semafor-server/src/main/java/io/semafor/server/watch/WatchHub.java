@@ -210,6 +210,29 @@ public final class WatchHub {
   }
 
   /**
+   * Tells every watch that keeps up that it has been told everything up to now ({@link
+   * WatchEvent.Synced} at the last revision applied): proof of life on a quiet watch, so that a
+   * client can tell a dead connection from a semaphore nobody changes, and a later resume starts
+   * from here. A watch that cannot take it is left behind.
+   */
+  public void heartbeat(StateReader state) {
+    long now = state.revision();
+    for (var e : progress.entrySet()) {
+      Watch w = e.getKey();
+      Progress p = e.getValue();
+      if (p.behind) {
+        continue;
+      }
+      if (!w.subscriber().keepingUp()) {
+        p.behind = true;
+        continue;
+      }
+      p.told = Math.max(p.told, now);
+      w.subscriber().deliver(new WatchEvent.Synced(w.id(), p.told));
+    }
+  }
+
+  /**
    * The state was replaced wholesale at {@code revision} (a snapshot installed, a restart): what
    * changed before is no longer known, and every watch is caught up from scratch at its next turn.
    */

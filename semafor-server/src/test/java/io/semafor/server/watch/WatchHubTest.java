@@ -250,4 +250,32 @@ class WatchHubTest {
     assertThat(client.said())
         .containsExactly("resync @4", "changed \"printers/a\"=3 @4", "synced @4");
   }
+
+  @Test
+  void aHeartbeatTellsAWatchThatKeepsUpItIsSyncedAtTheLastRevision() {
+    open();
+    create(PRINTER, 1);
+    hub.start(watch(PRINTER, false), 0, state);
+    create(SCANNER, 1); // another name: nothing to tell this watch
+    client.events.clear();
+
+    hub.heartbeat(state);
+
+    assertThat(client.said()).containsExactly("synced @3");
+  }
+
+  @Test
+  void aHeartbeatLeavesBehindAWatchThatCannotTakeIt() {
+    open();
+    create(PRINTER, 1);
+    WatchHub.Watch w = watch(PRINTER, false);
+    hub.start(w, 0, state);
+    client.events.clear();
+    client.keepingUp = false;
+
+    hub.heartbeat(state);
+
+    assertThat(client.events).isEmpty();
+    assertThat(hub.isBehind(w)).isTrue();
+  }
 }
