@@ -16,17 +16,7 @@ sessions="${3:-10000}"
 waiters="${4:-100000}"
 limits="--max-connections $((sessions + 100)) --max-connections-per-client $((sessions + 100))"
 limits="$limits --max-sessions-per-client $((sessions + 100))"
-data="$(mktemp -d -t semafor-held-XXXXXX)"
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  rm -rf "$data"
-}
-trap stop EXIT
+. semafor-bench/processes.sh held
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 ./semafor --version >/dev/null # builds the jar on first use

@@ -19,17 +19,7 @@ warmup="${2:-30}"
 window="${3:-10}"
 servers=127.0.0.1:7600,127.0.0.1:7610,127.0.0.1:7620
 peers=n1=127.0.0.1:7600:7700,n2=127.0.0.1:7610:7710,n3=127.0.0.1:7620:7720
-data="$(mktemp -d -t semafor-hops-XXXXXX)"
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  rm -rf "$data"
-}
-trap stop EXIT
+. semafor-bench/processes.sh hops
 
 ./semafor --version >/dev/null # builds the jar on first use
 for i in 1 2 3; do

@@ -12,17 +12,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-10}"
 watchers="${2:-100}"
 kind="${3:-raw}"
-data="$(mktemp -d -t semafor-watch-XXXXXX)"
-pids=()
-stop() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  rm -rf "$data"
-}
-trap stop EXIT
+. semafor-bench/processes.sh watch
 
 ./semafor --version >/dev/null # builds the jar on first use
 [ -f semafor-bench/target/benchmarks.jar ] ||
