@@ -108,10 +108,20 @@ public final class LocalReplicator implements Replicator {
     } while (!queue.isEmpty());
   }
 
+  /**
+   * The most tasks one batch applies before it ends: a batch's answers wait in the listener until
+   * it ends, and while clients keep submitting, a thread that drains the queue would otherwise
+   * never end one (and never write what it answered).
+   */
+  static final int MAX_BATCH = 256;
+
   private void applyQueued() {
-    boolean any = false;
+    int inBatch = 0;
     for (Object task = queue.poll(); task != null; task = queue.poll()) {
-      any = true;
+      if (++inBatch > MAX_BATCH) {
+        listener.batchEnded();
+        inBatch = 1;
+      }
       long now = clock.getAsLong() - epoch;
       if (task instanceof Submitted s) {
         Outcome outcome = apply(s.command(), now);
@@ -125,7 +135,7 @@ public final class LocalReplicator implements Replicator {
         listener.answered(a.query(), a.context(), reply, now);
       }
     }
-    if (any) {
+    if (inBatch > 0) {
       listener.batchEnded();
     }
   }

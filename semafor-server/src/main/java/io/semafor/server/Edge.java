@@ -265,8 +265,10 @@ final class Edge implements ApplyListener {
       if (read.connection().readOnPast(read.id(), query, reply)) {
         return; // still in flight: the page read next answers it
       }
-      read.connection().readAnswered();
-      outbox.add(
+      // the read's slot is freed when its answer is written to the connection, not now: freed
+      // here, a client that never reads could have any number of answers queued in this batch
+      // (a batch goes on while commands keep coming), counted by nothing
+      outbox.addReadAnswer(
           read.connection(),
           ServerFrame.newBuilder()
               .setReadResponse(

@@ -23,13 +23,34 @@ import org.jspecify.annotations.Nullable;
 final class Outbox {
   private final List<Channel> channels = new ArrayList<>();
 
-  /** Each a {@link ServerFrame} or an {@link EncodedFrame}: what the channel's encoders take. */
+  /**
+   * Each a {@link ServerFrame}, an {@link EncodedFrame} (what the channel's encoders take), or a
+   * {@link ReadAnswer} (a ServerFrame that frees a read's slot once written).
+   */
   private final List<Object> frames = new ArrayList<>();
 
   /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
   void add(Connection connection, ServerFrame frame) {
     queue(connection, frame);
   }
+
+  /**
+   * Queues the answer to a read of {@code connection}, whose slot among the reads in flight is
+   * freed once the answer is written to the channel ({@link Connection#readAnswered}): until then
+   * the answer is counted by nothing else (not the channel's unread bytes, not its writability).
+   */
+  void addReadAnswer(Connection connection, ServerFrame frame) {
+    Channel channel = connection.channel();
+    if (channel != null) {
+      channels.add(channel);
+      frames.add(new ReadAnswer(connection, frame));
+    } else {
+      connection.readAnswered();
+    }
+  }
+
+  /** A read's answer and the connection whose read it answers. */
+  private record ReadAnswer(Connection connection, ServerFrame frame) {}
 
   /** Queues a frame already encoded (a watch event, decision 0041). */
   void add(Connection connection, EncodedFrame frame) {
@@ -112,8 +133,14 @@ final class Outbox {
 
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
   private static void write(Channel channel, Object frame) {
+    Object written = frame instanceof ReadAnswer answer ? answer.frame() : frame;
     if (channel.isActive()) {
-      channel.write(frame, channel.voidPromise());
+      channel.write(written, channel.voidPromise());
+    }
+    if (frame instanceof ReadAnswer answer) {
+      // on the channel's loop, after the write: the answer's bytes are in the channel's buffer,
+      // counted by its writability and its unread cap, before another read is let in
+      answer.connection().readAnswered();
     }
   }
 
