@@ -103,6 +103,25 @@ final class RunCommand extends ClientCommand {
       throw new picocli.CommandLine.ParameterException(
           spec.commandLine(), "--kill-after: must not be negative, was " + killAfter);
     }
+    // The hook is in place before the command can start: a signal that lands while the command
+    // is being started must still stop it before the JVM exits (otherwise the command would run
+    // on, orphaned, and its permits go back when the session expires).
+    Supervision supervision = new Supervision();
+    Thread hook = new Thread(supervision::stopOnSignal, "semafor-run-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return acquireAndRun(client, supervision);
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // a signal is ending this process: the hook is running, and the JVM exits with 128 + signal
+      }
+    }
+  }
+
+  private int acquireAndRun(SemaforClient client, Supervision supervision)
+      throws InterruptedException {
     NamedSemaphore semaphore = client.semaphore(name);
     if (create != null) {
       semaphore.create(create);
@@ -114,38 +133,30 @@ final class RunCommand extends ClientCommand {
     }
     Child child;
     try {
-      child = Child.start(command, environment(client, permit));
+      child = supervision.start(() -> Child.start(command, environment(client, permit)));
     } catch (IOException e) {
       permit.close();
       boolean missing = Child.notFound(e);
       say(command.get(0) + ": " + (missing ? "command not found" : "cannot execute"));
       return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
     }
-    return supervise(client, permit, child);
+    if (child == null) {
+      // a signal came first: the command never ran; the JVM is exiting with 128 + signal
+      permit.close();
+      return ExitCodes.FAILED;
+    }
+    return supervise(client, permit, child, supervision);
   }
 
-  private int supervise(SemaforClient client, Permit permit, Child child)
+  private int supervise(SemaforClient client, Permit permit, Child child, Supervision supervision)
       throws InterruptedException {
     Duration ttl = client.sessionTtl();
     Duration doubtGrace = min(killAfter, ttl.dividedBy(4));
-    CountDownLatch released = new CountDownLatch(1);
     client.onSessionLost(
         () -> {
           sessionInDoubt = true;
           child.stop("the session was lost", doubtGrace);
         });
-    Thread hook =
-        new Thread(
-            () -> {
-              child.stop("a signal", killAfter);
-              try {
-                released.await(killAfter.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "semafor-run-stop");
-    Runtime.getRuntime().addShutdownHook(hook);
     Thread watchdog =
         new Thread(
             () -> {
@@ -166,7 +177,7 @@ final class RunCommand extends ClientCommand {
     watchdog.start();
     int status;
     try {
-      status = child.await();
+      status = awaitEnd(child);
     } finally {
       if (sessionInDoubt) {
         // no answer can be waited for: the permits return when the server ends the session
@@ -182,19 +193,87 @@ final class RunCommand extends ClientCommand {
                   + " session");
         }
       }
-      released.countDown();
-    }
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException shuttingDown) {
-      // a signal is ending this process: the hook is running, and the JVM exits with 128 + signal
+      supervision.released();
     }
     String why = child.stoppedBecause();
-    if (why != null && !why.equals("a signal")) {
+    if (why != null && !why.equals(Supervision.SIGNAL)) {
       say("stopped " + command.get(0) + " (pid " + child.pid() + "): " + why);
       return ExitCodes.LOST;
     }
     return status;
+  }
+
+  /**
+   * Waits for the command to end. Interrupted, this thread still does not return before it has
+   * ended (the permits go back right after): it stops the command, waits on, and keeps the
+   * interrupt for its caller.
+   */
+  private int awaitEnd(Child child) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return child.await();
+        } catch (InterruptedException e) {
+          interrupted = true;
+          child.stop("this process was interrupted", killAfter);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Who may start the command, and the shutdown hook's side of it: the command is started only if
+   * no signal came first, and a signal that comes later stops it and waits until its permits are
+   * back. Thread-safe: {@link #start} runs on the main thread, {@link #stopOnSignal} on the hook.
+   */
+  private final class Supervision {
+    static final String SIGNAL = "a signal";
+
+    private final CountDownLatch released = new CountDownLatch(1);
+    private @Nullable Child child; // guarded by this
+    private boolean signalled; // guarded by this
+
+    /** Starts the command unless a signal came first (then null, and nothing is started). */
+    synchronized @Nullable Child start(ChildStarter starter) throws IOException {
+      if (signalled) {
+        return null;
+      }
+      child = starter.start();
+      return child;
+    }
+
+    /** The hook: stops the command if it runs, and waits (bounded) until the permits are back. */
+    void stopOnSignal() {
+      Child running;
+      synchronized (this) {
+        signalled = true;
+        running = child;
+      }
+      if (running == null) {
+        return; // nothing runs, and nothing will: the permits return with the session
+      }
+      running.stop(SIGNAL, killAfter);
+      try {
+        released.await(killAfter.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    void released() {
+      released.countDown();
+    }
+  }
+
+  /** Starts the command; an interface so that {@link Supervision#start} can throw IOException. */
+  @FunctionalInterface
+  private interface ChildStarter {
+    Child start() throws IOException;
   }
 
   private Map<String, String> environment(SemaforClient client, Permit permit) {

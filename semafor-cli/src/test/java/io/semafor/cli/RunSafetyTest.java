@@ -145,6 +145,47 @@ class RunSafetyTest {
   }
 
   @Test
+  void aSignalThatArrivesAsTheCommandStartsStillStopsItBeforeThePermitGoesBack(@TempDir Path dir)
+      throws Exception {
+    // the command signals `run` itself, first thing: the signal lands while `run` is still
+    // setting up its supervision of the command (found by a CI run under load: `run` then exited
+    // at once, leaving its command running without the permit)
+    EmbeddedSemafor node = EmbeddedSemafor.start();
+    semafor = node;
+    try (SemaforClient watcher = node.newClient()) {
+      NamedSemaphore pool = watcher.create("pool", 1);
+      Path pidFile = dir.resolve("child");
+      Process run =
+          CliProcess.start(
+              node.address(),
+              "run",
+              "pool",
+              "--",
+              "sh",
+              "-c",
+              "trap 'sleep 1; exit 0' TERM; kill -INT $PPID; kill -TERM $PPID; echo $$ > "
+                  + pidFile
+                  + "; while true; do sleep 0.05; done");
+      started.add(run);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.exists(pidFile) && Files.size(pidFile) > 0);
+      long child = pidIn(pidFile);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (alive(child) && System.nanoTime() < deadline) {
+        long value = pool.value();
+        if (alive(child)) {
+          assertThat(value).as("the permit while the command still runs").isZero();
+        }
+        Thread.sleep(20);
+      }
+      assertThat(alive(child)).as("the command ended").isFalse();
+      await().atMost(Duration.ofSeconds(10)).until(pool::value, v -> v == 1);
+      assertThat(run.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
   void aServerThatGoesSilentForHalfTheTtlGetsTheCommandStoppedBeforeTheSessionCouldEnd(
       @TempDir Path dir) throws Exception {
     int port;
