@@ -71,6 +71,16 @@ final class AdminServer implements AutoCloseable {
   /** Membership changes: one at a time, as Raft makes them, each up to a minute. */
   private final ThreadPoolExecutor changes = lane("semafor-admin-members");
 
+  /**
+   * The console's views and actions (an action is three commits, seconds at most): two at a time,
+   * so that an action waiting on a commit does not hold the page's reads.
+   */
+  private final ThreadPoolExecutor console = lane("semafor-admin-console", 2, 8);
+
+  private final ConsoleStreams streams;
+  private final ConsoleApi consoleApi;
+  private final ConsoleAssets consoleAssets = new ConsoleAssets();
+
   private final ServerMetrics metrics;
   private final Function<Query, CompletableFuture<Reply>> read;
   private final SemaforServer server;
@@ -109,6 +119,17 @@ final class AdminServer implements AutoCloseable {
     http.createContext("/sessions", on(reads, guarded(Need.CLUSTER, this::sessions)));
     http.createContext("/cluster/members", on(changes, guarded(Need.CLUSTER, this::members)));
     http.createContext("/auth/reload", on(changes, guarded(Need.CLUSTER, this::reloadAuth)));
+    ConsoleViews views = new ConsoleViews(read, server, metrics);
+    this.streams = new ConsoleStreams(views, server.consoleFeed());
+    this.consoleApi =
+        new ConsoleApi(views, new ConsoleActions(server.replicator(), server), streams, server);
+    // the page itself holds no data: served to anyone, on the HTTP threads (it is in memory)
+    http.createContext("/", consoleAssets::handle);
+    http.createContext(
+        "/api/",
+        on(
+            console,
+            guarded(Need.ANYONE, exchange -> consoleApi.handle(exchange, principalOf(exchange)))));
     http.start();
   }
 
@@ -132,12 +153,16 @@ final class AdminServer implements AutoCloseable {
   private static final int LANE_QUEUE = 4;
 
   private static ThreadPoolExecutor lane(String name) {
+    return lane(name, 1, LANE_QUEUE);
+  }
+
+  private static ThreadPoolExecutor lane(String name, int threads, int queue) {
     return new ThreadPoolExecutor(
-        1,
-        1,
+        threads,
+        threads,
         0,
         TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(LANE_QUEUE),
+        new ArrayBlockingQueue<>(queue),
         r -> {
           Thread t = new Thread(r, name);
           t.setDaemon(true);
@@ -175,7 +200,9 @@ final class AdminServer implements AutoCloseable {
     /** A principal that may read every name ({@code read} on the prefix "", or {@code cluster}). */
     EVERY_NAME,
     /** A principal with the {@code cluster} permission. */
-    CLUSTER
+    CLUSTER,
+    /** Any principal the credentials prove (the console: what it shows is filtered by each). */
+    ANYONE
   }
 
   /**
@@ -205,9 +232,11 @@ final class AdminServer implements AutoCloseable {
         return;
       }
       String denied =
-          need == Need.CLUSTER
-              ? Authorizer.denyCluster(access, who, action)
-              : Authorizer.denyEveryName(access, who, action);
+          switch (need) {
+            case CLUSTER -> Authorizer.denyCluster(access, who, action);
+            case EVERY_NAME -> Authorizer.denyEveryName(access, who, action);
+            case ANYONE -> null;
+          };
       if (denied != null) {
         Audit.record(action, who, address, "PERMISSION_DENIED: " + denied);
         try (exchange) {
@@ -505,8 +534,10 @@ final class AdminServer implements AutoCloseable {
 
   @Override
   public void close() {
+    streams.close(); // first: the HTTP server waits for no stream
     http.stop(0);
     executor.shutdownNow();
+    console.shutdownNow();
     reads.shutdownNow();
     changes.shutdownNow();
   }

@@ -80,6 +80,10 @@ final class Edge implements ApplyListener {
     if (command instanceof Command.ContinueGrants) {
       continuing.set(false); // the leader continues: it proposes one when it takes over
     }
+    if (context instanceof LocalCommand local) {
+      local.answer().completeExceptionally(new NotLeader(leaderHint));
+      return;
+    }
     if (context instanceof Connection.AfterAcks after) {
       // the client reconnects to the leader and sends the acknowledgements again
       after.connection().notLeader(leaderHint);
@@ -161,10 +165,14 @@ final class Edge implements ApplyListener {
     return lastRevision;
   }
 
+  /** Where the console's live streams learn that what they show changed (decision 0042). */
+  final ConsoleFeed consoleFeed = new ConsoleFeed();
+
   @Override
   public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
     lastRevision = outcome.revision();
     if (!outcome.changed().isEmpty()) {
+      consoleFeed.changed(outcome.changed());
       synchronized (watches) {
         this.logTime = logTime;
         try {
@@ -197,6 +205,15 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
         continueAfterFlush = true;
       }
+    }
+    if (context instanceof LocalCommand local) {
+      Reply answer = outcome.reply();
+      if (answer != null) {
+        local.answer().complete(answer);
+      } else {
+        local.answer().completeExceptionally(new IllegalStateException("the command waits"));
+      }
+      return;
     }
     if (context instanceof Connection.AfterAcks after) {
       for (ServerFrame frame : after.connection().acksApplied(after)) {
@@ -240,6 +257,25 @@ final class Edge implements ApplyListener {
 
   /** A read asked from inside the server (the admin endpoint): its answer completes the future. */
   record LocalRead(CompletableFuture<Reply> answer) {}
+
+  /**
+   * A command proposed from inside the server (the console's actions): its reply completes the
+   * future; a command that would wait fails it (the console proposes none), and so does a refusal,
+   * with {@link NotLeader}.
+   */
+  record LocalCommand(CompletableFuture<Reply> answer) {}
+
+  /** This node does not lead: the command was not proposed. {@code leaderHint} may be empty. */
+  static final class NotLeader extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotLeader(String leaderHint) {
+      super(
+          leaderHint.isEmpty()
+              ? "this node is not the leader, and knows no leader now"
+              : "this node is not the leader; the leader is " + leaderHint);
+    }
+  }
 
   @Override
   public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {

@@ -362,6 +362,16 @@ public final class SemaforServer implements AutoCloseable {
     return replicator.isLeader();
   }
 
+  /** Where the console's streams hear of changes (decision 0042). */
+  ConsoleFeed consoleFeed() {
+    return edge.consoleFeed;
+  }
+
+  /** The replicator, for the console's actions. */
+  Replicator replicator() {
+    return replicator;
+  }
+
   /** The replicator's status (role, leader, term, indexes), for operators. */
   public java.util.Map<String, Object> replicationStatus() {
     return replicator.status();

@@ -27,7 +27,6 @@ import io.semafor.core.SemopOp;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,8 +71,11 @@ public final class ServerMetrics implements AutoCloseable {
   /** Written on the applying thread only; read by scrapes. */
   private final AtomicLong semaphoreCount = new AtomicLong();
 
-  /** Requests waiting now, and since when in log time. Applying thread only. */
-  private final Map<WaitKey, Waiting> waiting = new HashMap<>();
+  /**
+   * Requests waiting now, and since when in log time. Written on the applying thread only; read by
+   * the console's threads ({@link #waitingSince}).
+   */
+  private final Map<WaitKey, Waiting> waiting = new java.util.concurrent.ConcurrentHashMap<>();
 
   private long batchStartNanos;
   private int batchCommands;
@@ -195,6 +197,42 @@ public final class ServerMetrics implements AutoCloseable {
 
   private static String text(Name name) {
     return new String(name.toBytes(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * When the request {@code requestId} of session {@code sessionId} started waiting, in log time;
+   * -1 if this node does not know (it started waiting before this node was restored from a
+   * snapshot, or it waits no longer). Any thread.
+   */
+  long waitingSince(long sessionId, long requestId) {
+    Waiting w = waiting.get(new WaitKey(sessionId, requestId));
+    return w == null ? -1 : w.since();
+  }
+
+  /**
+   * The wait histogram of {@code name} for the console: bucket bounds in milliseconds, the
+   * cumulative count of grants at or under each, the count and sum of all; empty if the semaphore
+   * has no series of its own (beyond the cap, or nothing granted yet). Any thread.
+   */
+  Map<String, Object> waitHistogram(Name name) {
+    SemaphoreMeters m = perSemaphore.get(text(name));
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    if (m == null) {
+      return out;
+    }
+    io.micrometer.core.instrument.distribution.HistogramSnapshot snapshot =
+        m.waitTime().takeSnapshot();
+    List<Double> bounds = new java.util.ArrayList<>();
+    List<Double> counts = new java.util.ArrayList<>();
+    for (io.micrometer.core.instrument.distribution.CountAtBucket b : snapshot.histogramCounts()) {
+      bounds.add(b.bucket(TimeUnit.MILLISECONDS));
+      counts.add(b.count());
+    }
+    out.put("boundsMillis", bounds);
+    out.put("cumulativeCounts", counts);
+    out.put("count", snapshot.count());
+    out.put("sumMillis", snapshot.total(TimeUnit.MILLISECONDS));
+    return out;
   }
 
   /** The registry, for the admin endpoint. */

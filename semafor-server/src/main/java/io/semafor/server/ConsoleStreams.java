@@ -1,0 +1,214 @@
+package io.semafor.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import io.semafor.core.Name;
+import io.semafor.server.security.Principal;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The console's live view: a Server-Sent Events stream per open page (decision 0042). A stream
+ * shows one page of the list and, if one is selected, one semaphore; it reads them again when the
+ * {@link ConsoleFeed} says one of them changed, at most {@link #MOST_OFTEN} apart, and sends what
+ * differs from what it sent last. This node's replication and the sessions are read every {@link
+ * #NODE_EVERY}. A comment line every {@link #KEEP_ALIVE} of silence tells a dead browser from a
+ * quiet page. At most {@link #MAX_STREAMS} streams run at once, each on a thread of its own; one
+ * more is answered 503. Thread-safe.
+ */
+final class ConsoleStreams implements AutoCloseable {
+  static final int MAX_STREAMS = 16;
+
+  /** The shortest time between two reads of the same view: a busy semaphore is shown 10 times/s. */
+  static final Duration MOST_OFTEN = Duration.ofMillis(100);
+
+  static final Duration NODE_EVERY = Duration.ofSeconds(1);
+
+  static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * What a stream shows: a page of names under {@code prefix} after {@code after}, and {@code
+   * name}.
+   */
+  record View(Name prefix, @Nullable Name after, int limit, @Nullable Name name) {}
+
+  private final ThreadPoolExecutor threads =
+      new ThreadPoolExecutor(
+          0,
+          MAX_STREAMS,
+          30,
+          TimeUnit.SECONDS,
+          new SynchronousQueue<>(),
+          r -> {
+            Thread t = new Thread(r, "semafor-console-stream");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final ConsoleViews views;
+  private final ConsoleFeed feed;
+
+  ConsoleStreams(ConsoleViews views, ConsoleFeed feed) {
+    this.views = views;
+    this.feed = feed;
+  }
+
+  /**
+   * Starts streaming {@code view} to {@code exchange} for {@code who}; {@code nodeDenied} is why
+   * the principal may not see the node and its sessions (null if it may). Returns at once; false if
+   * {@link #MAX_STREAMS} already run (the caller answers 503).
+   */
+  boolean open(HttpExchange exchange, Principal who, View view, @Nullable String nodeDenied) {
+    try {
+      threads.execute(() -> stream(exchange, who, view, nodeDenied));
+      return true;
+    } catch (RejectedExecutionException full) {
+      return false;
+    }
+  }
+
+  int open() {
+    return threads.getActiveCount();
+  }
+
+  private void stream(
+      HttpExchange exchange, Principal who, View view, @Nullable String nodeDenied) {
+    Semaphore wake = new Semaphore(0);
+    ConsoleFeed.Listener listener =
+        new ConsoleFeed.Listener() {
+          @Override
+          public boolean shows(Name changed) {
+            Name selected = view.name();
+            return changed.startsWith(view.prefix())
+                || (selected != null && changed.equals(selected));
+          }
+
+          @Override
+          public void poke() {
+            if (wake.availablePermits() == 0) {
+              wake.release();
+            }
+          }
+        };
+    feed.add(listener);
+    Map<String, String> sent = new HashMap<>();
+    try (exchange) {
+      exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+      exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      exchange.sendResponseHeaders(200, 0);
+      OutputStream out = exchange.getResponseBody();
+      boolean readStates = true;
+      long nodeReadAt = 0;
+      long lastWriteAt = System.nanoTime();
+      while (!Thread.currentThread().isInterrupted()) {
+        StringBuilder events = new StringBuilder();
+        if (readStates) {
+          section(
+              events,
+              sent,
+              "list",
+              () -> views.page(who, view.prefix(), view.after(), view.limit()));
+          Name name = view.name();
+          if (name != null) {
+            section(events, sent, "semaphore", () -> views.semaphore(who, name));
+          }
+        }
+        if (System.nanoTime() - nodeReadAt >= NODE_EVERY.toNanos()) {
+          nodeReadAt = System.nanoTime();
+          if (nodeDenied == null) {
+            section(events, sent, "node", views::node);
+          } else {
+            section(events, sent, "node", () -> Map.of("denied", nodeDenied));
+          }
+          section(events, sent, "sessions", () -> views.sessions(who));
+        }
+        if (events.length() == 0 && System.nanoTime() - lastWriteAt >= KEEP_ALIVE.toNanos()) {
+          events.append(": keep-alive\n\n");
+        }
+        if (events.length() > 0) {
+          out.write(events.toString().getBytes(StandardCharsets.UTF_8));
+          out.flush();
+          lastWriteAt = System.nanoTime();
+        }
+        readStates = wake.tryAcquire(NODE_EVERY.toNanos(), TimeUnit.NANOSECONDS);
+        if (readStates) {
+          Thread.sleep(MOST_OFTEN.toMillis()); // changes meanwhile are shown by the next read
+          wake.drainPermits();
+        }
+      }
+    } catch (IOException gone) {
+      // the page was closed: the stream ends
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closing
+    } finally {
+      feed.remove(listener);
+    }
+  }
+
+  /** A view read for one section: throws when it cannot be read now. */
+  @FunctionalInterface
+  private interface Reading {
+    Map<String, Object> read()
+        throws ConsoleViews.Unavailable, ConsoleViews.Denied, InterruptedException;
+  }
+
+  /**
+   * Adds the event {@code kind} (or a {@code problem} about it) to {@code events} if it differs
+   * from what was last sent for {@code kind}.
+   */
+  private static void section(
+      StringBuilder events, Map<String, String> sent, String kind, Reading reading)
+      throws InterruptedException, IOException {
+    String data;
+    String event = kind;
+    try {
+      data = JSON.writeValueAsString(reading.read());
+    } catch (ConsoleViews.Unavailable e) {
+      event = "problem";
+      data =
+          JSON.writeValueAsString(
+              Map.of(
+                  "view", kind, "code", "UNAVAILABLE", "message", String.valueOf(e.getMessage())));
+    } catch (ConsoleViews.Denied e) {
+      event = "problem";
+      data =
+          JSON.writeValueAsString(
+              Map.of(
+                  "view",
+                  kind,
+                  "code",
+                  "PERMISSION_DENIED",
+                  "message",
+                  String.valueOf(e.getMessage())));
+    }
+    String shown = event + "\n" + data;
+    if (shown.equals(sent.get(kind))) {
+      return;
+    }
+    sent.put(kind, shown);
+    events
+        .append("event: ")
+        .append(event)
+        .append('\n')
+        .append("data: ")
+        .append(data)
+        .append("\n\n");
+  }
+
+  @Override
+  public void close() {
+    threads.shutdownNow();
+  }
+}
