@@ -129,8 +129,15 @@ class ConsoleBrowserTest {
     await().atMost(SHOWN_WITHIN).until(() -> text("live-state").equals("live"));
   }
 
+  /** The text of element {@code id}, read in one script (the page replaces elements as it goes). */
   private static String text(String id) {
-    return browser().findElement(By.id(id)).getText();
+    Object text =
+        browser()
+            .executeScript(
+                "const e = document.getElementById(arguments[0]);"
+                    + " return e === null ? '' : e.textContent",
+                id);
+    return String.valueOf(text);
   }
 
   /** The cells of the rows of table {@code id}'s body, as text. */
@@ -159,7 +166,15 @@ class ConsoleBrowserTest {
                 !browser()
                     .findElements(By.cssSelector("#semaphores tbody tr[data-name='" + name + "']"))
                     .isEmpty());
-    row("semaphores", name).click();
+    // the row may be replaced by a newer view between finding and clicking it: find it again
+    await()
+        .atMost(SHOWN_WITHIN)
+        .ignoreException(org.openqa.selenium.StaleElementReferenceException.class)
+        .until(
+            () -> {
+              row("semaphores", name).click();
+              return true;
+            });
     await()
         .atMost(SHOWN_WITHIN)
         .until(
@@ -342,6 +357,31 @@ class ConsoleBrowserTest {
       browser().findElement(By.id("confirm-ok")).click();
       await().atMost(SHOWN_WITHIN).until(() -> rows("leases").isEmpty());
       assertThat(licences.value()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void onAClusterTheLeadersConsoleShowsTheMembersAndAFollowersPointsToTheLeader(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    try (TestCluster cluster = TestCluster.startWithAdmin(3, dir);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      client.create("printers", 2);
+      int leader = cluster.awaitLeader();
+      browser().get("http://127.0.0.1:" + cluster.adminPort(leader) + "/");
+      await()
+          .atMost(SHOWN_WITHIN)
+          .until(() -> rows("semaphores"), r -> r.size() == 1 && r.get(0).get(1).equals("2"));
+      await().atMost(SHOWN_WITHIN).until(() -> rows("members").size() == 3);
+      assertThat(rows("members"))
+          .filteredOn(r -> r.get(1).equals("leader"))
+          .singleElement()
+          .satisfies(r -> assertThat(r.get(0)).startsWith(cluster.id(leader)));
+      assertThat(text("node")).contains("node " + cluster.id(leader) + ": leader");
+
+      int follower = (leader + 1) % 3;
+      browser().get("http://127.0.0.1:" + cluster.adminPort(follower) + "/");
+      await().atMost(SHOWN_WITHIN).until(() -> text("problem").contains("This node is a follower"));
+      assertThat(text("node")).contains("node " + cluster.id(follower) + ": follower");
     }
   }
 }

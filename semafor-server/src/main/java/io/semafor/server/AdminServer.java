@@ -70,6 +70,7 @@ final class AdminServer implements AutoCloseable {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
   }
+
   private static final long READ_TIMEOUT_SECONDS = 5;
 
   private final HttpServer http;

@@ -137,6 +137,8 @@ final class ConsoleApi {
       error(exchange, 403, "PERMISSION_DENIED", String.valueOf(e.getMessage()));
     } catch (ConsoleViews.Unavailable e) {
       error(exchange, 503, "UNAVAILABLE", String.valueOf(e.getMessage()));
+    } catch (ConsoleViews.NotLeader e) {
+      error(exchange, 421, "NOT_LEADER", String.valueOf(e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

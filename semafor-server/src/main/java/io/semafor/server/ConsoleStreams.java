@@ -161,7 +161,10 @@ final class ConsoleStreams implements AutoCloseable {
   @FunctionalInterface
   private interface Reading {
     Map<String, Object> read()
-        throws ConsoleViews.Unavailable, ConsoleViews.Denied, InterruptedException;
+        throws ConsoleViews.Unavailable,
+            ConsoleViews.Denied,
+            ConsoleViews.NotLeader,
+            InterruptedException;
   }
 
   /**
@@ -181,6 +184,12 @@ final class ConsoleStreams implements AutoCloseable {
           JSON.writeValueAsString(
               Map.of(
                   "view", kind, "code", "UNAVAILABLE", "message", String.valueOf(e.getMessage())));
+    } catch (ConsoleViews.NotLeader e) {
+      event = "problem";
+      data =
+          JSON.writeValueAsString(
+              Map.of(
+                  "view", kind, "code", "NOT_LEADER", "message", String.valueOf(e.getMessage())));
     } catch (ConsoleViews.Denied e) {
       event = "problem";
       data =

@@ -51,6 +51,15 @@ final class ConsoleViews {
     }
   }
 
+  /** This node is a follower, which answers no read: 421, naming the leader's client address. */
+  static final class NotLeader extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotLeader(String message) {
+      super(message);
+    }
+  }
+
   /** The principal may not read what it asked for: 403. */
   static final class Denied extends Exception {
     private static final long serialVersionUID = 1L;
@@ -75,7 +84,7 @@ final class ConsoleViews {
     return server.config().security().access();
   }
 
-  private Result ask(Query query) throws Unavailable, InterruptedException {
+  private Result ask(Query query) throws Unavailable, NotLeader, InterruptedException {
     try {
       Result result = read.apply(query).get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS).result();
       if (result instanceof Result.Failure failure
@@ -87,6 +96,9 @@ final class ConsoleViews {
       }
       return result;
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof Edge.NotLeader notLeader) {
+        throw new NotLeader(String.valueOf(notLeader.getMessage()));
+      }
       throw new Unavailable(String.valueOf(e.getCause() == null ? e : e.getCause().getMessage()));
     } catch (TimeoutException e) {
       throw new Unavailable("no answer within " + READ_TIMEOUT_SECONDS + " s");
@@ -98,7 +110,7 @@ final class ConsoleViews {
    * those the principal may not read left out; {@code next} names where the next page starts.
    */
   Map<String, Object> page(Principal who, Name prefix, @Nullable Name after, int limit)
-      throws Unavailable, InterruptedException {
+      throws Unavailable, NotLeader, InterruptedException {
     int wanted = Math.max(1, Math.min(limit, MAX_PAGE));
     List<Map<String, Object>> rows = new ArrayList<>();
     @Nullable Name cursor = after;
@@ -133,7 +145,7 @@ final class ConsoleViews {
 
   /** One semaphore: its status, its queue, holders and leases (first pages), its wait histogram. */
   Map<String, Object> semaphore(Principal who, Name name)
-      throws Unavailable, Denied, InterruptedException {
+      throws Unavailable, Denied, NotLeader, InterruptedException {
     String denied = Authorizer.deny(access(), who, new Query.Get(name));
     if (denied != null) {
       throw new Denied(denied);
@@ -197,7 +209,7 @@ final class ConsoleViews {
    * The first {@link #SESSIONS_SHOWN} live sessions by id, those of others left out without the
    * {@code cluster} permission (as {@code session list} does).
    */
-  Map<String, Object> sessions(Principal who) throws Unavailable, InterruptedException {
+  Map<String, Object> sessions(Principal who) throws Unavailable, NotLeader, InterruptedException {
     Result result = ask(new Query.ListSessions(SESSIONS_SHOWN, 0));
     if (!(result instanceof Result.SessionList list)) {
       throw new Unavailable("unexpected answer " + result);

@@ -108,7 +108,7 @@ final class Edge implements ApplyListener {
       catchUp.connection().caughtUp();
       catchUp.connection().notLeader(leaderHint);
     } else if (context instanceof LocalRead local) {
-      local.answer().completeExceptionally(new IllegalStateException("not the leader"));
+      local.answer().completeExceptionally(new NotLeader(leaderHint));
     }
   }
 
@@ -265,8 +265,12 @@ final class Edge implements ApplyListener {
    */
   record LocalCommand(CompletableFuture<Reply> answer) {}
 
-  /** This node does not lead: the command was not proposed. {@code leaderHint} may be empty. */
-  static final class NotLeader extends RuntimeException {
+  /**
+   * This node does not lead: the command was not proposed, or the read not made (a follower answers
+   * no read: clients are sent to the leader). {@code leaderHint}, the leader's client address, may
+   * be empty.
+   */
+  static final class NotLeader extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
     NotLeader(String leaderHint) {

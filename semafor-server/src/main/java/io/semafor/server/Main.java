@@ -136,19 +136,22 @@ public final class Main implements Callable<Integer> {
                 },
                 "semafor-shutdown"));
     InetSocketAddress admin = server.adminAddress();
+    String adminUrl =
+        admin == null
+            ? ""
+            : (config.tls() == null ? "http" : "https")
+                + "://"
+                + config.host()
+                + ":"
+                + admin.getPort()
+                + "/";
     System.out.println(
         "semafor server listening on "
             + hostPort(server)
             + (config.tls() == null ? "" : " with TLS")
             + (admin == null
                 ? ""
-                : " (metrics: "
-                    + (config.tls() == null ? "http" : "https")
-                    + "://"
-                    + config.host()
-                    + ":"
-                    + admin.getPort()
-                    + "/metrics)"));
+                : " (console: " + adminUrl + ", metrics: " + adminUrl + "metrics)"));
     System.out.flush();
     server
         .failure()

@@ -145,6 +145,7 @@
 
   function renderList(page) {
     lastList = page;
+    showProblem(null); // the list reads again: whatever stopped it is over
     const tbody = $("semaphores").tBodies[0];
     tbody.replaceChildren();
     for (const s of page.semaphores) {
@@ -314,7 +315,9 @@
     const followers = new Map((n.followers || []).map((f) => [f.id, f]));
     const tbody = $("members").tBodies[0];
     tbody.replaceChildren();
-    for (const id of n.members || []) {
+    // GET /cluster gives the members as "n1,n2,n3"
+    const members = Array.isArray(n.members) ? n.members : String(n.members || "").split(",").filter(Boolean);
+    for (const id of members) {
       const tr = document.createElement("tr");
       tr.dataset.member = id;
       const f = followers.get(id);
@@ -347,6 +350,12 @@
   }
 
   function renderProblem(p) {
+    if (p.code === "NOT_LEADER") {
+      // a follower answers no read: the semaphores are shown by the leader's console
+      showProblem("This node is a follower; semaphores and sessions are read on the leader. "
+        + p.message + " (its client address): open the admin console on that host.");
+      return;
+    }
     showProblem(p.view + ": " + p.code + " — " + p.message);
   }
 
