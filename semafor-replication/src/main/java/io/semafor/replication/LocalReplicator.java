@@ -94,8 +94,18 @@ public final class LocalReplicator implements Replicator {
   /**
    * Applies what is queued if no one else is applying. Re-checks the queue after letting go, so a
    * task queued while another thread was applying is never left behind.
+   *
+   * <p>Never re-entered: a task queued from inside the listener (a connection that became writable
+   * while the batch's answers were being written, and asked for a read) waits for the batch under
+   * way to end, and is applied by this same loop right after. Applying it there and then would run
+   * a batch inside another's end: the inner batch wrote and cleared the outer one's answers while
+   * the outer was writing them (an IndexOutOfBoundsException in the server's outbox, seen with a
+   * watch sending 100,000 states).
    */
   private void drain() {
+    if (applying.isHeldByCurrentThread()) {
+      return; // queued: the outer drain's loop takes it once its batch has ended
+    }
     do {
       if (!applying.tryLock()) {
         return;

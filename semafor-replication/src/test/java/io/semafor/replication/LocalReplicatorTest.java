@@ -151,4 +151,47 @@ class LocalReplicatorTest {
     assertThatThrownBy(() -> replicator.submit(new Command.OpenSession(1_000), null))
         .isInstanceOf(Replicator.ReplicatorClosedException.class);
   }
+
+  @Test
+  void aReadAskedWhileABatchIsEndingIsAnsweredAfterThatBatchNotInsideIt() {
+    SemaphoreMachine machine = new SemaphoreMachine();
+    List<String> calls = new ArrayList<>();
+    LocalReplicator[] self = new LocalReplicator[1];
+    ApplyListener listener =
+        new ApplyListener() {
+          @Override
+          public void applied(
+              Command command, @Nullable Object context, Outcome outcome, long logTime) {
+            calls.add("applied");
+          }
+
+          @Override
+          public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
+            calls.add("answered " + context);
+          }
+
+          @Override
+          public void batchEnded() {
+            calls.add("batch ended (start)");
+            if (calls.size() < 10) {
+              // as a connection that became writable while its answers were written asks for more
+              self[0].read(new Query.Get(X), "asked while ending");
+            }
+            calls.add("batch ended (end)");
+          }
+        };
+    LocalReplicator replicator = new LocalReplicator(machine, listener);
+    self[0] = replicator;
+
+    replicator.submit(new Command.OpenSession(60_000_000_000L), null);
+
+    assertThat(calls.subList(0, 6))
+        .containsExactly(
+            "applied",
+            "batch ended (start)",
+            "batch ended (end)",
+            "answered asked while ending",
+            "batch ended (start)",
+            "batch ended (end)");
+  }
 }

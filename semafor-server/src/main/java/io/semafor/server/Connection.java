@@ -261,18 +261,68 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     drain();
-    if (ctx.channel().isWritable()
-        && !watchIds.isEmpty()
-        && catchUpAsked.compareAndSet(false, true)) {
+    if (ctx.channel().isWritable()) {
       // watches left behind while the client did not read are caught up now that it does
-      try {
-        replicator.read(
-            new Query.ListNames(io.semafor.core.Name.of(""), 1, null), new Edge.WatchCatchUp(this));
-      } catch (Replicator.ReplicatorClosedException e) {
-        // shutting down: nothing to catch up
-      }
+      askCatchUp();
     }
     super.channelWritabilityChanged(ctx);
+  }
+
+  /**
+   * Asks for this connection's watches left behind to be caught up, unless that is asked already.
+   */
+  private void askCatchUp() {
+    if (watchIds.isEmpty() || !catchUpAsked.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      replicator.read(
+          new Query.ListNames(io.semafor.core.Name.of(""), 1, null), new Edge.WatchCatchUp(this));
+    } catch (Replicator.ReplicatorClosedException e) {
+      // shutting down: nothing to catch up
+    }
+  }
+
+  /**
+   * Watches were left behind with more to send (a large start paused at its turn's share): asks for
+   * the rest once what is queued now has mostly been written. While the channel is writable that is
+   * looked at every 10 ms (a client reading slowly keeps the unsent bytes up without ever making
+   * the channel unwritable when the unread cap is below the high water mark); once it is not, its
+   * becoming writable asks. Any thread.
+   */
+  void catchUpSoon() {
+    Channel c = channel;
+    if (c != null) {
+      c.eventLoop().execute(() -> catchUpWhenDrained(c));
+    }
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a one-shot look: nothing to cancel
+  private void catchUpWhenDrained(Channel c) {
+    if (!c.isActive() || !c.isWritable()) {
+      return; // closed, or its writability change asks
+    }
+    if (unsentBytes() < watchTurnBytes()) {
+      askCatchUp();
+    } else {
+      c.eventLoop().schedule(() -> catchUpWhenDrained(c), 10, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Bytes written to this connection's channel and not yet sent. Any thread. */
+  long unsentBytes() {
+    Channel c = channel;
+    io.netty.channel.ChannelOutboundBuffer queued = c == null ? null : c.unsafe().outboundBuffer();
+    return queued == null ? 0 : queued.totalPendingWriteBytes();
+  }
+
+  /**
+   * What this connection's watches may have unsent at once before they are left behind, to go on
+   * once it is written: a quarter of the unread cap (so that a large start never reaches it), at
+   * most {@link Edge#WATCH_BYTES_PER_BATCH}.
+   */
+  long watchTurnBytes() {
+    return Math.min(Edge.WATCH_BYTES_PER_BATCH, config.clientLimits().maxUnreadBytes() / 4);
   }
 
   /**

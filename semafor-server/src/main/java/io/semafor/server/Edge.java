@@ -319,6 +319,7 @@ final class Edge implements ApplyListener {
 
   @Override
   public void batchEnded() {
+    batches++;
     if (continueAfterFlush) {
       continueAfterFlush = false;
       outbox.flush(() -> propose.accept(new Command.ContinueGrants()));
@@ -429,35 +430,72 @@ final class Edge implements ApplyListener {
   /** How often watches are told they are synced when nothing else is said. */
   static final java.time.Duration WATCH_HEARTBEAT = java.time.Duration.ofSeconds(30);
 
+  /**
+   * Batches ended so far: a watch sink counts what it queued in the current one. Applying thread.
+   */
+  private long batches;
+
+  /**
+   * The most bytes of watch events one connection is given in one batch before its watches are left
+   * behind, to go on once the connection has written them: more than the channel's high water mark
+   * (so that writing them makes it unwritable, and its draining asks for the rest), well under the
+   * unread cap (8 MiB by default), which a start of 100,000 states sent at once passed.
+   */
+  static final long WATCH_BYTES_PER_BATCH = 2L << 20;
+
   /** Events of one connection's watches: queued in the outbox, written when the batch ends. */
   private final class WatchSink implements WatchHub.Subscriber {
     private final Connection connection;
     private final Map<Long, WatchHub.Watch> byId = new HashMap<>();
+    private long batch = -1;
+    private long queued;
 
     WatchSink(Connection connection) {
       this.connection = connection;
     }
 
+    private long queuedThisBatch() {
+      if (batch != batches) {
+        batch = batches;
+        queued = 0;
+      }
+      return queued;
+    }
+
     @Override
     public boolean keepingUp() {
-      return connection.takesWatchEvents();
+      return connection.takesWatchEvents()
+          && queuedThisBatch() + connection.unsentBytes() < connection.watchTurnBytes();
     }
 
     @Override
     public void deliver(WatchEvent event) {
+      queuedThisBatch();
       if (event instanceof WatchEvent.Changed c) {
         // every watch told this state gets the same bytes: encoded once, copied per frame
         byte[] state =
             encodedStates.computeIfAbsent(c.state(), s -> WireResults.watchedState(s, logTime));
-        outbox.add(
-            connection,
+        EncodedFrame frame =
             new EncodedFrame(
-                WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state)));
+                WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state));
+        queued += frame.body().length;
+        outbox.add(connection, frame);
         return;
       }
-      outbox.add(
-          connection,
-          ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build());
+      ServerFrame frame =
+          ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build();
+      queued += frame.getSerializedSize();
+      outbox.add(connection, frame);
+    }
+
+    /** Whether any of its watches was left behind (then a catch-up is asked for). */
+    boolean anyBehind() {
+      for (WatchHub.Watch w : byId.values()) {
+        if (watches.isBehind(w)) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
@@ -473,6 +511,9 @@ final class Edge implements ApplyListener {
       sink.byId.put(s.id(), w);
       watches.start(w, s.afterRevision(), state);
       encodedStates.clear();
+      if (watches.isBehind(w)) {
+        s.connection().catchUpSoon(); // the rest once what was queued is written
+      }
     }
   }
 
@@ -488,6 +529,9 @@ final class Edge implements ApplyListener {
         watches.catchUp(w, state);
       }
       encodedStates.clear();
+      if (sink.anyBehind()) {
+        connection.catchUpSoon();
+      }
     }
   }
 

@@ -4,7 +4,6 @@ import io.semafor.core.Name;
 import io.semafor.core.Result;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -69,6 +68,16 @@ public final class WatchHub {
 
     /** Left behind: its subscriber could not take more; caught up when it asks. */
     boolean behind;
+
+    /**
+     * A listing of every matching state paused here, its subscriber having taken as much as it
+     * could: the states up to this name were sent as of {@link #listedAt}; null when no listing is
+     * under way.
+     */
+    @Nullable Name listedUpTo;
+
+    /** The revision of the states a paused listing sent. */
+    long listedAt;
 
     Progress(long told) {
       this.told = told;
@@ -278,6 +287,12 @@ public final class WatchHub {
    * WatchEvent.Synced}: every matching state if {@code everything} or if the ring no longer reaches
    * back that far (then after a {@link WatchEvent.Resync}), else the latest state of each name
    * changed since, at the revision of its last change (the state it has had since).
+   *
+   * <p>It stops early, leaving the watch behind, once its subscriber cannot take more: a prefix
+   * watch of 100,000 semaphores is sent in as many turns as the connection needs (each catch-up
+   * goes on where the last stopped), rather than all at once past what the client can read (it was
+   * cut by the unread cap, reconnected, and started again, forever). Synced comes only once all of
+   * it was sent.
    */
   private void send(Watch watch, Progress p, boolean everything, StateReader state) {
     long now = state.revision();
@@ -287,45 +302,99 @@ public final class WatchHub {
       // so that was another history (a single node restarted without its data, or restored from
       // an older backup): its states restart from here
       p.told = 0;
+      p.listedUpTo = null;
       everything = false;
     }
-    if (!everything && p.told > 0 && ring.covers(p.told)) {
-      for (ChangeRing.Change c : ring.since(p.told, watch::matches)) {
-        Result s = state.state(c.name(), watch.limit(), watch.summary());
-        to.deliver(
-            s == null
-                ? new WatchEvent.Deleted(watch.id(), c.revision(), c.name())
-                : new WatchEvent.Changed(watch.id(), c.revision(), c.name(), s));
+    Name listedUpTo = p.listedUpTo;
+    if (listedUpTo != null) {
+      // a listing paused: the states it sent that changed since, then the rest of it
+      if (!ring.covers(p.listedAt)) {
+        p.listedUpTo = null;
+        to.deliver(new WatchEvent.Resync(watch.id(), now));
+        if (!list(watch, p, null, now, state)) {
+          return;
+        }
+      } else {
+        for (ChangeRing.Change c :
+            ring.since(p.listedAt, n -> watch.matches(n) && n.compareTo(listedUpTo) <= 0)) {
+          tell(watch, c.revision(), c.name(), state);
+        }
+        if (!list(watch, p, listedUpTo, now, state)) {
+          return;
+        }
+      }
+    } else if (!everything && p.told > 0 && ring.covers(p.told)) {
+      List<ChangeRing.Change> changes = ring.since(p.told, watch::matches);
+      for (int i = 0; i < changes.size(); i++) {
+        ChangeRing.Change c = changes.get(i);
+        tell(watch, c.revision(), c.name(), state);
+        boolean lastOfItsRevision =
+            i + 1 == changes.size() || changes.get(i + 1).revision() != c.revision();
+        // the changes come in the order of their last change, so everything up to this revision
+        // has been told once all of its names were: stop there if the subscriber is full
+        if (lastOfItsRevision && i + 1 < changes.size() && !to.keepingUp()) {
+          p.told = c.revision();
+          p.behind = true;
+          return;
+        }
       }
     } else {
       if (!everything) {
         to.deliver(new WatchEvent.Resync(watch.id(), now));
       }
-      for (Name name : matching(watch, state)) {
-        Result s = state.state(name, watch.limit(), watch.summary());
-        if (s != null) {
-          to.deliver(new WatchEvent.Changed(watch.id(), now, name, s));
-        }
+      if (!list(watch, p, null, now, state)) {
+        return;
       }
     }
     p.told = now;
     to.deliver(new WatchEvent.Synced(watch.id(), now));
   }
 
-  private static Set<Name> matching(Watch watch, StateReader state) {
-    Set<Name> out = new LinkedHashSet<>();
+  /** Tells {@code watch} the state {@code name} has had since {@code revision}. */
+  private static void tell(Watch watch, long revision, Name name, StateReader state) {
+    Result s = state.state(name, watch.limit(), watch.summary());
+    watch
+        .subscriber()
+        .deliver(
+            s == null
+                ? new WatchEvent.Deleted(watch.id(), revision, name)
+                : new WatchEvent.Changed(watch.id(), revision, name, s));
+  }
+
+  /**
+   * Sends every matching state after {@code after} (all if null), as of {@code now}, in name order;
+   * true once all were sent, false if it paused because the subscriber could not take more (the
+   * watch is then behind, and {@link Progress#listedUpTo} says where it goes on).
+   */
+  private boolean list(Watch watch, Progress p, @Nullable Name after, long now, StateReader state) {
+    Subscriber to = watch.subscriber();
+    p.listedUpTo = null;
     if (!watch.prefix()) {
-      out.add(watch.name());
-      return out;
-    }
-    Name after = null;
-    while (true) {
-      Result.NameList page = state.names(watch.name(), after, NAMES_PER_PAGE);
-      out.addAll(page.names());
-      if (!page.more() || page.names().isEmpty()) {
-        return out;
+      Result s = state.state(watch.name(), watch.limit(), watch.summary());
+      if (s != null) {
+        to.deliver(new WatchEvent.Changed(watch.id(), now, watch.name(), s));
       }
-      after = page.names().get(page.names().size() - 1);
+      return true;
+    }
+    @Nullable Name cursor = after;
+    while (true) {
+      Result.NameList page = state.names(watch.name(), cursor, NAMES_PER_PAGE);
+      for (Name name : page.names()) {
+        Result s = state.state(name, watch.limit(), watch.summary());
+        if (s != null) {
+          to.deliver(new WatchEvent.Changed(watch.id(), now, name, s));
+        }
+        cursor = name;
+        if (!to.keepingUp()) {
+          p.listedUpTo = cursor;
+          p.listedAt = now;
+          p.behind = true;
+          return false;
+        }
+      }
+      if (!page.more() || page.names().isEmpty()) {
+        return true;
+      }
     }
   }
 }

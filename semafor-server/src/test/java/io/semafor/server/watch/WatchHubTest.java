@@ -34,14 +34,18 @@ class WatchHubTest {
     final List<WatchEvent> events = new ArrayList<>();
     boolean keepingUp = true;
 
+    /** Events it takes before it stops keeping up (as a connection's share of a batch). */
+    int room = Integer.MAX_VALUE;
+
     @Override
     public boolean keepingUp() {
-      return keepingUp;
+      return keepingUp && room > 0;
     }
 
     @Override
     public void deliver(WatchEvent event) {
       events.add(event);
+      room--;
     }
 
     List<String> said() {
@@ -277,5 +281,113 @@ class WatchHubTest {
 
     assertThat(client.events).isEmpty();
     assertThat(hub.isBehind(w)).isTrue();
+  }
+
+  private void createUnderPrinters(int count) {
+    for (int i = 0; i < count; i++) {
+      create(Name.of(String.format("printers/%02d", i)), 1);
+    }
+  }
+
+  @Test
+  void aLargeStartIsSentInTurnsOfWhatTheSubscriberTakesAndSyncedOnlyAtTheEnd() {
+    open();
+    createUnderPrinters(10);
+    WatchHub.Watch w = watch(Name.of("printers/"), true);
+    client.room = 4;
+
+    hub.start(w, 0, state);
+    assertThat(client.said()).hasSize(4).noneMatch(e -> e.startsWith("synced"));
+    assertThat(hub.isBehind(w)).isTrue();
+    client.room = 4;
+    hub.catchUp(w, state);
+    client.room = 4;
+    hub.catchUp(w, state);
+
+    List<String> said = client.said();
+    assertThat(said.subList(0, 10))
+        .allMatch(e -> e.startsWith("changed \"printers/"))
+        .doesNotHaveDuplicates();
+    assertThat(said).hasSize(11).last().isEqualTo("synced @11");
+    assertThat(hub.isBehind(w)).isFalse();
+  }
+
+  @Test
+  void aSemaphoreAlreadySentThatChangesWhileTheStartIsPausedIsToldAgainAtItsLatestState() {
+    open();
+    createUnderPrinters(6);
+    WatchHub.Watch w = watch(Name.of("printers/"), true);
+    client.room = 3;
+    hub.start(w, 0, state); // printers/00..02 sent, as of revision 7
+    request(new Operation.Increment(Name.of("printers/01"), 5)); // sent already: told again
+    request(new Operation.Increment(Name.of("printers/04"), 5)); // not yet: listed with it
+    client.room = Integer.MAX_VALUE;
+
+    hub.catchUp(w, state);
+
+    assertThat(client.said())
+        .containsExactly(
+            "changed \"printers/00\"=1 @7",
+            "changed \"printers/01\"=1 @7",
+            "changed \"printers/02\"=1 @7",
+            "changed \"printers/01\"=6 @8",
+            "changed \"printers/03\"=1 @9",
+            "changed \"printers/04\"=6 @9",
+            "changed \"printers/05\"=1 @9",
+            "synced @9");
+  }
+
+  @Test
+  void aStartPausedLongerThanTheNodeRemembersStartsAgainWithAResync() {
+    open();
+    create(SCANNER, 0);
+    createUnderPrinters(4);
+    WatchHub.Watch w = watch(Name.of("printers/"), true);
+    client.room = 2;
+    hub.start(w, 0, state);
+    for (int i = 0; i < 10; i++) { // more changes than the ring's 8
+      request(new Operation.Increment(SCANNER, 1));
+    }
+    client.room = Integer.MAX_VALUE;
+    client.events.clear();
+
+    hub.catchUp(w, state);
+
+    assertThat(client.said())
+        .containsExactly(
+            "resync @16",
+            "changed \"printers/00\"=1 @16",
+            "changed \"printers/01\"=1 @16",
+            "changed \"printers/02\"=1 @16",
+            "changed \"printers/03\"=1 @16",
+            "synced @16");
+  }
+
+  @Test
+  void aCatchUpAfterAGapStopsAtARevisionBoundaryWhenTheSubscriberIsFull() {
+    open();
+    createUnderPrinters(4);
+    WatchHub.Watch w = watch(Name.of("printers/"), true);
+    hub.start(w, 0, state);
+    client.keepingUp = false;
+    request(new Operation.Increment(Name.of("printers/00"), 1)); // left behind from here
+    request(new Operation.Increment(Name.of("printers/01"), 1));
+    request(new Operation.Increment(Name.of("printers/02"), 1));
+    client.keepingUp = true;
+    client.events.clear();
+    client.room = 2;
+
+    hub.catchUp(w, state);
+    assertThat(client.said())
+        .containsExactly("changed \"printers/00\"=2 @6", "changed \"printers/01\"=2 @7");
+    client.room = Integer.MAX_VALUE;
+    hub.catchUp(w, state);
+
+    assertThat(client.said())
+        .containsExactly(
+            "changed \"printers/00\"=2 @6",
+            "changed \"printers/01\"=2 @7",
+            "changed \"printers/02\"=2 @8",
+            "synced @8");
   }
 }
