@@ -109,6 +109,14 @@ final class RunCommand extends ClientCommand {
     Supervision supervision = new Supervision();
     Thread hook = new Thread(supervision::stopOnSignal, "semafor-run-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    // before the permits are asked for: a session lost between the grant and the command's start
+    // must keep the command from starting (a listener added later would never hear of it)
+    Duration doubtGrace = min(killAfter, client.sessionTtl().dividedBy(4));
+    client.onSessionLost(
+        () -> {
+          sessionInDoubt = true;
+          supervision.sessionLost(doubtGrace);
+        });
     try {
       return acquireAndRun(client, supervision);
     } finally {
@@ -141,6 +149,12 @@ final class RunCommand extends ClientCommand {
       return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
     }
     if (child == null) {
+      if (sessionInDoubt) {
+        // the session was lost before the command could start: it never ran
+        var unused = permit.releaseAsync();
+        say("the session was lost before " + command.get(0) + " could start; not running it");
+        return ExitCodes.LOST;
+      }
       // a signal came first: the command never ran; the JVM is exiting with 128 + signal
       permit.close();
       return ExitCodes.FAILED;
@@ -152,11 +166,6 @@ final class RunCommand extends ClientCommand {
       throws InterruptedException {
     Duration ttl = client.sessionTtl();
     Duration doubtGrace = min(killAfter, ttl.dividedBy(4));
-    client.onSessionLost(
-        () -> {
-          sessionInDoubt = true;
-          child.stop("the session was lost", doubtGrace);
-        });
     Thread watchdog =
         new Thread(
             () -> {
@@ -237,14 +246,30 @@ final class RunCommand extends ClientCommand {
     private final CountDownLatch released = new CountDownLatch(1);
     private @Nullable Child child; // guarded by this
     private boolean signalled; // guarded by this
+    private boolean lost; // guarded by this
 
-    /** Starts the command unless a signal came first (then null, and nothing is started). */
+    /**
+     * Starts the command unless a signal came first or the session was lost (then null, and nothing
+     * is started).
+     */
     synchronized @Nullable Child start(ChildStarter starter) throws IOException {
-      if (signalled) {
+      if (signalled || lost) {
         return null;
       }
       child = starter.start();
       return child;
+    }
+
+    /** The session was lost: the command is stopped if it runs, and will not start if not yet. */
+    void sessionLost(Duration grace) {
+      Child running;
+      synchronized (this) {
+        lost = true;
+        running = child;
+      }
+      if (running != null) {
+        running.stop("the session was lost", grace);
+      }
     }
 
     /** The hook: stops the command if it runs, and waits (bounded) until the permits are back. */

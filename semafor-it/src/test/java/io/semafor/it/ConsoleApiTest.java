@@ -208,6 +208,10 @@ class ConsoleApiTest {
 
   /** Sends a request line no HTTP client library would send, and returns the status line. */
   private String rawStatusLine(String requestLine) throws Exception {
+    return rawStatusLine(requestLine, "127.0.0.1");
+  }
+
+  private String rawStatusLine(String requestLine, String host) throws Exception {
     try (java.net.Socket socket =
         new java.net.Socket(
             semafor.server().adminAddress().getAddress(),
@@ -216,7 +220,7 @@ class ConsoleApiTest {
       socket
           .getOutputStream()
           .write(
-              (requestLine + "\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+              (requestLine + "\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
                   .getBytes(StandardCharsets.US_ASCII));
       return new BufferedReader(
               new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
@@ -275,7 +279,9 @@ class ConsoleApiTest {
   private BlockingQueue<String> stream(String query) throws Exception {
     HttpResponse<InputStream> r =
         http.send(
-            HttpRequest.newBuilder(URI.create(base + "/api/stream?" + query)).build(),
+            HttpRequest.newBuilder(URI.create(base + "/api/stream?" + query))
+                .header("X-Semafor-Console", "1")
+                .build(),
             HttpResponse.BodyHandlers.ofInputStream());
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type"))
@@ -337,15 +343,47 @@ class ConsoleApiTest {
   }
 
   @Test
-  void beyondSixteenOpenStreamsOneMoreIsTurnedAwayWithBusy() throws Exception {
-    for (int i = 0; i < 16; i++) {
+  void beyondEightOpenStreamsOfOnePrincipalOneMoreIsTurnedAwayWithBusy() throws Exception {
+    for (int i = 0; i < 8; i++) {
       next(stream(""), "list");
     }
     HttpResponse<String> one =
         http.send(
-            HttpRequest.newBuilder(URI.create(base + "/api/stream")).build(),
+            HttpRequest.newBuilder(URI.create(base + "/api/stream"))
+                .header("X-Semafor-Console", "1")
+                .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(one.statusCode()).isEqualTo(503);
     assertThat(JSON.readTree(one.body()).get("error").asText()).isEqualTo("BUSY");
+  }
+
+  @Test
+  void aStreamWithoutTheConsolesHeaderIsRefused() throws Exception {
+    // an image tag on another site's page could open one otherwise, and hold a thread
+    HttpResponse<String> r = get("/api/stream");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(r.body()).get("message").asText()).startsWith("X-Semafor-Console:");
+  }
+
+  @Test
+  void withoutAnAuthFileARequestAddressedToAnotherHostNameIsRefused() throws Exception {
+    // DNS rebinding: a page of evil.example made same-origin with the console says its own name
+    assertThat(rawStatusLine("GET /api/semaphores HTTP/1.1", "evil.example:7401"))
+        .contains(" 403 ");
+    assertThat(rawStatusLine("GET /api/semaphores HTTP/1.1", "localhost")).contains(" 200 ");
+    assertThat(rawStatusLine("GET /api/semaphores HTTP/1.1", "127.0.0.1:7401")).contains(" 200 ");
+  }
+
+  @Test
+  void aNameThatIsNotUtf8OrTooLongIsRefusedNamingTheParameter() throws Exception {
+    HttpResponse<String> notUtf8 = get("/api/semaphore?name=%FF");
+    assertThat(notUtf8.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(notUtf8.body()).get("message").asText()).startsWith("name:");
+    int before = semafor.server().sessionCount();
+    HttpResponse<String> tooLong =
+        action("DELETE", "/api/semaphore?name=" + "x".repeat(2000), true);
+    assertThat(tooLong.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(tooLong.body()).get("message").asText()).startsWith("name:");
+    assertThat(semafor.server().sessionCount()).isEqualTo(before); // no session was opened
   }
 }

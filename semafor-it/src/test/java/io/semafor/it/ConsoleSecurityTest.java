@@ -52,6 +52,8 @@ class ConsoleSecurityTest {
 
   private String bob;
   private String opsToken;
+  private Path authFile;
+  private List<AuthFile.Rule> rules;
 
   private String issue(String principal) {
     Tokens.Issued issued = Tokens.issue(principal, null, RANDOM);
@@ -64,8 +66,8 @@ class ConsoleSecurityTest {
     alice = issue("alice");
     bob = issue("bob");
     opsToken = issue("ops");
-    Path authFile = dir.resolve("auth.json");
-    List<AuthFile.Rule> rules =
+    authFile = dir.resolve("auth.json");
+    rules =
         List.of(
             new AuthFile.Rule("alice", "a/", List.of("read")),
             new AuthFile.Rule("bob", "b/", List.of("read", "admin")),
@@ -155,6 +157,7 @@ class ConsoleSecurityTest {
     assertThat(send("GET", "/api/node", opsToken).statusCode()).isEqualTo(200);
     JsonNode aliceSessions = JSON.readTree(send("GET", "/api/sessions", alice).body());
     assertThat(aliceSessions.get("sessions")).isEmpty(); // only her own, and she has none
+    assertThat(aliceSessions.get("total").isNull()).isTrue(); // nor how many the node has
     JsonNode all = JSON.readTree(send("GET", "/api/sessions", opsToken).body());
     assertThat(all.get("sessions")).isNotEmpty();
   }
@@ -182,6 +185,7 @@ class ConsoleSecurityTest {
         http.send(
             HttpRequest.newBuilder(URI.create(base + "/api/stream"))
                 .header("Authorization", "Bearer " + alice)
+                .header("X-Semafor-Console", "1")
                 .build(),
             HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream in = r.body()) {
@@ -198,6 +202,30 @@ class ConsoleSecurityTest {
       }
       assertThat(seen.toString()).contains("event: node").contains("'cluster' is needed");
       assertThat(seen.toString()).contains("a/x").doesNotContain("b/y");
+    }
+  }
+
+  @Test
+  void aStreamWhoseTokenIsRevokedIsToldSoAndEnds() throws Exception {
+    HttpResponse<InputStream> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + "/api/stream"))
+                .header("Authorization", "Bearer " + alice)
+                .header("X-Semafor-Console", "1")
+                .build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream in = r.body()) {
+      assertThat(r.statusCode()).isEqualTo(200);
+      byte[] first = new byte[64];
+      assertThat(in.read(first)).isPositive(); // the stream runs
+
+      List<AuthFile.TokenEntry> withoutAlice = new ArrayList<>(entries.subList(1, entries.size()));
+      Files.writeString(
+          authFile, new AuthFile(withoutAlice, rules).toJson(), StandardCharsets.UTF_8);
+      server.reloadAuth();
+
+      String rest = new String(in.readAllBytes(), StandardCharsets.UTF_8); // to its end
+      assertThat(rest).contains("\"code\":\"UNAUTHENTICATED\"").contains("revoked or expired");
     }
   }
 }

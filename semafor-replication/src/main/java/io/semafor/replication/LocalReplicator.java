@@ -100,7 +100,8 @@ public final class LocalReplicator implements Replicator {
    * way to end, and is applied by this same loop right after. Applying it there and then would run
    * a batch inside another's end: the inner batch wrote and cleared the outer one's answers while
    * the outer was writing them (an IndexOutOfBoundsException in the server's outbox, seen with a
-   * watch sending 100,000 states).
+   * watch sending 100,000 states). So a listener must never wait, inside a callback, for a task it
+   * queued: it is applied only after the callback returns.
    */
   private void drain() {
     if (applying.isHeldByCurrentThread()) {

@@ -256,11 +256,18 @@ final class AdminServer implements AutoCloseable {
         return;
       }
       exchange.setAttribute(PRINCIPAL, who);
+      exchange.setAttribute(TOKEN, bearer(exchange));
       handler.handle(exchange);
     };
   }
 
   private static final String PRINCIPAL = "semafor.principal";
+  private static final String TOKEN = "semafor.token";
+
+  /** The bearer token {@link #guarded} authenticated {@code exchange} with; empty if none. */
+  static String tokenOf(HttpExchange exchange) {
+    return exchange.getAttribute(TOKEN) instanceof String t ? t : "";
+  }
 
   /** The principal {@link #guarded} found for {@code exchange}; anonymous without an auth file. */
   private static Principal principalOf(HttpExchange exchange) {

@@ -292,20 +292,28 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
    */
   void catchUpSoon() {
     Channel c = channel;
-    if (c != null) {
-      c.eventLoop().execute(() -> catchUpWhenDrained(c));
+    if (c != null && catchUpPolling.compareAndSet(false, true)) {
+      c.eventLoop().execute(() -> catchUpWhenDrained(c, 10));
     }
   }
 
+  /** A look for when to catch up is scheduled (one chain per connection). */
+  private final java.util.concurrent.atomic.AtomicBoolean catchUpPolling =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   @SuppressWarnings("FutureReturnValueIgnored") // a one-shot look: nothing to cancel
-  private void catchUpWhenDrained(Channel c) {
-    if (!c.isActive() || !c.isWritable()) {
-      return; // closed, or its writability change asks
+  private void catchUpWhenDrained(Channel c, long delayMillis) {
+    if (!c.isActive() || !c.isWritable() || watchIds.isEmpty()) {
+      catchUpPolling.set(false); // closed, unwatched, or its writability change asks
+      return;
     }
     if (unsentBytes() < watchTurnBytes()) {
+      catchUpPolling.set(false);
       askCatchUp();
     } else {
-      c.eventLoop().schedule(() -> catchUpWhenDrained(c), 10, TimeUnit.MILLISECONDS);
+      // a client reading slowly: look again, less often the longer it takes (at most 1 s)
+      long next = Math.min(1_000, delayMillis * 2);
+      c.eventLoop().schedule(() -> catchUpWhenDrained(c, next), delayMillis, TimeUnit.MILLISECONDS);
     }
   }
 

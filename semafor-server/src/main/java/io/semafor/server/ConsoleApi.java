@@ -9,7 +9,6 @@ import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -59,6 +58,18 @@ final class ConsoleApi {
     String method = exchange.getRequestMethod();
     boolean streaming = false;
     try {
+      String host = exchange.getRequestHeaders().getFirst("Host");
+      if (!server.config().security().access().enforced() && !hostAllowed(host)) {
+        error(
+            exchange,
+            403,
+            "PERMISSION_DENIED",
+            "Host: "
+                + host
+                + " is not this server's address; without an auth file the console answers only"
+                + " requests addressed to an IP address, localhost or --host (docs/console.md)");
+        return;
+      }
       Map<String, String> q = parameters(exchange.getRequestURI().getRawQuery());
       switch (path) {
         case "/api/semaphores" -> {
@@ -68,7 +79,7 @@ final class ConsoleApi {
         case "/api/semaphore" -> {
           Name name = name(q, "name");
           if (method.equals("DELETE")) {
-            action(exchange, who, "delete " + ConsoleViews.text(name), new Operation.Delete(name));
+            action(exchange, who, "delete " + name, new Operation.Delete(name));
           } else {
             requireMethod(method, "GET");
             json(exchange, 200, views.semaphore(who, name));
@@ -78,11 +89,7 @@ final class ConsoleApi {
           requireMethod(method, "POST");
           Name name = name(q, "name");
           long value = number(q, "value");
-          action(
-              exchange,
-              who,
-              "set " + ConsoleViews.text(name) + " " + value,
-              new Operation.SetValue(name, value));
+          action(exchange, who, "set " + name + " " + value, new Operation.SetValue(name, value));
         }
         case "/api/lease/release" -> {
           requireMethod(method, "POST");
@@ -97,7 +104,7 @@ final class ConsoleApi {
           action(
               exchange,
               who,
-              "release lease " + Long.toUnsignedString(permitId) + " of " + ConsoleViews.text(name),
+              "release lease " + Long.toUnsignedString(permitId) + " of " + name,
               new Operation.ReleaseLease(permitId, name));
         }
         case "/api/sessions" -> {
@@ -118,13 +125,34 @@ final class ConsoleApi {
           ConsoleStreams.View view =
               new ConsoleStreams.View(
                   prefix(q), after(q), limit(q), q.containsKey("name") ? name(q, "name") : null);
-          streaming = streams.open(exchange, who, view, nodeDenied(who));
+          requireConsoleHeader(exchange);
+          String token = AdminServer.tokenOf(exchange);
+          ConsoleStreams.Access access =
+              new ConsoleStreams.Access() {
+                @Override
+                public @Nullable String revoked() {
+                  Access now = server.config().security().access();
+                  return now.stillAdmits(who, token, java.time.Instant.now())
+                      ? null
+                      : "token: revoked or expired";
+                }
+
+                @Override
+                public @Nullable String nodeDenied() {
+                  return ConsoleApi.this.nodeDenied(who);
+                }
+              };
+          streaming = streams.open(exchange, who, view, access);
           if (!streaming) {
             error(
                 exchange,
                 503,
                 "BUSY",
-                ConsoleStreams.MAX_STREAMS + " console pages are open on this node; close one");
+                "too many console pages are open ("
+                    + ConsoleStreams.MAX_STREAMS
+                    + " on this node, "
+                    + ConsoleStreams.PER_PRINCIPAL
+                    + " per principal); close one");
           }
         }
         default -> error(exchange, 404, "NOT_FOUND", "no such console API: " + path);
@@ -148,6 +176,32 @@ final class ConsoleApi {
     }
   }
 
+  /**
+   * Whether a request's {@code Host} names this server as only it can be named without DNS: an IP
+   * address, localhost, or the host it was told to listen on. Without an auth file this is what
+   * stops DNS rebinding: a page of another site whose name was made to resolve to 127.0.0.1 becomes
+   * same-origin with the console and could send the console's header; its requests say its own
+   * name.
+   */
+  private boolean hostAllowed(@Nullable String header) {
+    if (header == null || header.isEmpty()) {
+      return false;
+    }
+    String host = header;
+    if (host.startsWith("[")) { // [v6]:port
+      int end = host.indexOf(']');
+      return end > 0; // an IPv6 literal
+    }
+    int colon = host.lastIndexOf(':');
+    if (colon >= 0) {
+      host = host.substring(0, colon);
+    }
+    String lower = host.toLowerCase(java.util.Locale.ROOT);
+    return lower.equals("localhost")
+        || lower.equals(server.config().host().toLowerCase(java.util.Locale.ROOT))
+        || lower.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+  }
+
   private @Nullable String nodeDenied(Principal who) {
     Access access = server.config().security().access();
     return access.enforced()
@@ -155,12 +209,21 @@ final class ConsoleApi {
         : null;
   }
 
-  private void action(HttpExchange exchange, Principal who, String what, Operation op)
-      throws IOException, InterruptedException, BadParameter {
+  /**
+   * An action or a stream must carry {@code X-Semafor-Console: 1}: a page of another site can send
+   * neither without a CORS preflight this server never grants (nor open streams with image tags).
+   */
+  private static void requireConsoleHeader(HttpExchange exchange) throws BadParameter {
     if (!"1".equals(exchange.getRequestHeaders().getFirst("X-Semafor-Console"))) {
       throw new BadParameter(
-          "X-Semafor-Console: an action must carry this header with the value 1 (docs/console.md)");
+          "X-Semafor-Console: an action or a stream must carry this header with the value 1"
+              + " (docs/console.md)");
     }
+  }
+
+  private void action(HttpExchange exchange, Principal who, String what, Operation op)
+      throws IOException, InterruptedException, BadParameter {
+    requireConsoleHeader(exchange);
     ConsoleActions.Outcome outcome =
         actions.run(who, String.valueOf(exchange.getRemoteAddress()), what, op);
     if (outcome.status() == 200) {
@@ -197,18 +260,48 @@ final class ConsoleApi {
       int eq = pair.indexOf('=');
       String key = eq < 0 ? pair : pair.substring(0, eq);
       String value = eq < 0 ? "" : pair.substring(eq + 1);
-      try {
-        out.put(
-            URLDecoder.decode(key, StandardCharsets.UTF_8),
-            URLDecoder.decode(value, StandardCharsets.UTF_8));
-      } catch (IllegalArgumentException e) {
-        throw new BadParameter(key + ": not valid percent-encoding (" + e.getMessage() + ")");
-      }
+      out.put(decode(key, key), decode(key, value));
     }
     return out;
   }
 
-  private static Name name(Map<String, String> q, String key) throws BadParameter {
+  /**
+   * Percent-decodes {@code text} as UTF-8, refusing what is not (URLDecoder would put U+FFFD in
+   * place of bytes that are not UTF-8, and a name would silently change).
+   */
+  private static String decode(String key, String text) throws BadParameter {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char ch = text.charAt(i);
+      if (ch == '%') {
+        if (i + 2 >= text.length()
+            || Character.digit(text.charAt(i + 1), 16) < 0
+            || Character.digit(text.charAt(i + 2), 16) < 0) {
+          throw new BadParameter(key + ": not valid percent-encoding");
+        }
+        bytes.write(
+            Character.digit(text.charAt(i + 1), 16) * 16 + Character.digit(text.charAt(i + 2), 16));
+        i += 2;
+      } else if (ch == '+') {
+        bytes.write(' ');
+      } else {
+        byte[] raw = String.valueOf(ch).getBytes(StandardCharsets.UTF_8);
+        bytes.write(raw, 0, raw.length);
+      }
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new BadParameter(key + ": not UTF-8 once percent-decoded");
+    }
+  }
+
+  private Name name(Map<String, String> q, String key) throws BadParameter {
     String text = q.get(key);
     if (text == null || text.isEmpty()) {
       throw new BadParameter(key + ": a semaphore's name is needed");
@@ -216,20 +309,22 @@ final class ConsoleApi {
     return parseName(key, text);
   }
 
-  private static Name parseName(String key, String text) throws BadParameter {
-    try {
-      return Name.of(text);
-    } catch (IllegalArgumentException e) {
-      throw new BadParameter(key + ": " + e.getMessage());
+  private Name parseName(String key, String text) throws BadParameter {
+    Name name = Name.of(text);
+    int max = server.config().limits().maxNameBytes();
+    if (!name.isValid(max)) {
+      throw new BadParameter(
+          key + ": a name is 1.." + max + " bytes of UTF-8, was " + name.toBytes().length);
     }
+    return name;
   }
 
-  private static Name prefix(Map<String, String> q) throws BadParameter {
+  private Name prefix(Map<String, String> q) throws BadParameter {
     String text = q.getOrDefault("prefix", "");
     return text.isEmpty() ? Name.of("") : parseName("prefix", text);
   }
 
-  private static @Nullable Name after(Map<String, String> q) throws BadParameter {
+  private @Nullable Name after(Map<String, String> q) throws BadParameter {
     String text = q.get("after");
     return text == null || text.isEmpty() ? null : parseName("after", text);
   }

@@ -36,6 +36,27 @@ final class ConsoleStreams implements AutoCloseable {
 
   static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
+  /** A stream ends after this long; the page opens a new one at once (bounds a forgotten tab). */
+  static final Duration LIFETIME = Duration.ofMinutes(10);
+
+  /** Streams one principal may hold open at once (anonymous is one principal). */
+  static final int PER_PRINCIPAL = 8;
+
+  /**
+   * What a stream asks again every second of its principal, as a connection does at each request:
+   * whether its credentials still admit it, and whether it may see the node.
+   */
+  interface Access {
+    /** Why the credentials no longer admit the principal (revoked, expired); null if they do. */
+    @Nullable String revoked();
+
+    /** Why the principal may not see the node and every session now; null if it may. */
+    @Nullable String nodeDenied();
+  }
+
+  private final java.util.concurrent.ConcurrentHashMap<String, Integer> perPrincipal =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -66,15 +87,28 @@ final class ConsoleStreams implements AutoCloseable {
   }
 
   /**
-   * Starts streaming {@code view} to {@code exchange} for {@code who}; {@code nodeDenied} is why
-   * the principal may not see the node and its sessions (null if it may). Returns at once; false if
-   * {@link #MAX_STREAMS} already run (the caller answers 503).
+   * Starts streaming {@code view} to {@code exchange} for {@code who}, asking {@code access} again
+   * every second. Returns at once; false if {@link #MAX_STREAMS} already run, or {@link
+   * #PER_PRINCIPAL} for this principal (the caller answers 503).
    */
-  boolean open(HttpExchange exchange, Principal who, View view, @Nullable String nodeDenied) {
+  boolean open(HttpExchange exchange, Principal who, View view, Access access) {
+    String key = who.name();
+    if (perPrincipal.merge(key, 1, Integer::sum) > PER_PRINCIPAL) {
+      perPrincipal.merge(key, -1, Integer::sum);
+      return false;
+    }
     try {
-      threads.execute(() -> stream(exchange, who, view, nodeDenied));
+      threads.execute(
+          () -> {
+            try {
+              stream(exchange, who, view, access);
+            } finally {
+              perPrincipal.merge(key, -1, Integer::sum);
+            }
+          });
       return true;
     } catch (RejectedExecutionException full) {
+      perPrincipal.merge(key, -1, Integer::sum);
       return false;
     }
   }
@@ -83,8 +117,7 @@ final class ConsoleStreams implements AutoCloseable {
     return threads.getActiveCount();
   }
 
-  private void stream(
-      HttpExchange exchange, Principal who, View view, @Nullable String nodeDenied) {
+  private void stream(HttpExchange exchange, Principal who, View view, Access access) {
     Semaphore wake = new Semaphore(0);
     ConsoleFeed.Listener listener =
         new ConsoleFeed.Listener() {
@@ -111,8 +144,10 @@ final class ConsoleStreams implements AutoCloseable {
       OutputStream out = exchange.getResponseBody();
       boolean readStates = true;
       long nodeReadAt = 0;
-      long lastWriteAt = System.nanoTime();
-      while (!Thread.currentThread().isInterrupted()) {
+      long openedAt = System.nanoTime();
+      long lastWriteAt = openedAt;
+      while (!Thread.currentThread().isInterrupted()
+          && System.nanoTime() - openedAt < LIFETIME.toNanos()) {
         StringBuilder events = new StringBuilder();
         if (readStates) {
           section(
@@ -127,6 +162,19 @@ final class ConsoleStreams implements AutoCloseable {
         }
         if (System.nanoTime() - nodeReadAt >= NODE_EVERY.toNanos()) {
           nodeReadAt = System.nanoTime();
+          String revoked = access.revoked();
+          if (revoked != null) {
+            // as a connection whose token is revoked or expired is closed: say why, and end
+            out.write(
+                ("event: problem\ndata: "
+                        + JSON.writeValueAsString(
+                            Map.of("view", "stream", "code", "UNAUTHENTICATED", "message", revoked))
+                        + "\n\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return;
+          }
+          String nodeDenied = access.nodeDenied();
           if (nodeDenied == null) {
             section(events, sent, "node", views::node);
           } else {

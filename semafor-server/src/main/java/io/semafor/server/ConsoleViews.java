@@ -85,8 +85,14 @@ final class ConsoleViews {
   }
 
   private Result ask(Query query) throws Unavailable, NotLeader, InterruptedException {
+    CompletableFuture<Reply> answer;
     try {
-      Result result = read.apply(query).get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS).result();
+      answer = read.apply(query);
+    } catch (IllegalStateException closing) { // closed, or its state machine failed
+      throw new Unavailable("this node is not serving: " + closing.getMessage());
+    }
+    try {
+      Result result = answer.get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS).result();
       if (result instanceof Result.Failure failure
           && failure.code() == io.semafor.core.ErrorCode.NOT_FOUND) {
         return result;
@@ -106,40 +112,62 @@ final class ConsoleViews {
   }
 
   /**
-   * Up to {@code limit} semaphores whose names start with {@code prefix}, after {@code after},
-   * those the principal may not read left out; {@code next} names where the next page starts.
+   * Up to {@code limit} semaphores whose names start with {@code prefix}, after {@code after}, of
+   * those the principal may read: only the ranges of names it may read are read ({@link
+   * io.semafor.server.security.Access#readablePrefixes}), so a page never scans, shows or points
+   * past a name it may not see; {@code next} names where the next page starts.
    */
   Map<String, Object> page(Principal who, Name prefix, @Nullable Name after, int limit)
       throws Unavailable, NotLeader, InterruptedException {
     int wanted = Math.max(1, Math.min(limit, MAX_PAGE));
     List<Map<String, Object>> rows = new ArrayList<>();
-    @Nullable Name cursor = after;
-    boolean more;
-    // a page whose names are all hidden from this principal is read on past, as the wire
-    // protocol does; and the page says where the next starts by the last name shown, never by a
-    // hidden one (that would tell the name)
-    do {
-      Result result = ask(new Query.ListNames(prefix, wanted, cursor, true));
+    boolean more = false;
+    for (Name range : ranges(prefix, access().readablePrefixes(who))) {
+      // a range that ends before the page's start yields nothing; one that holds it starts there
+      @Nullable Name from = after != null && after.compareTo(range) >= 0 ? after : null;
+      int room = wanted - rows.size();
+      Result result = ask(new Query.ListNames(range, Math.max(room, 1), from, true));
       if (!(result instanceof Result.NameList list)) {
         throw new Unavailable("unexpected answer " + result);
       }
-      for (Result.SemaphoreStatus status : list.statuses()) {
-        if (Authorizer.mayRead(access(), who, status.name())) {
-          rows.add(status(status));
+      if (room == 0) {
+        if (!list.names().isEmpty()) {
+          more = true; // a later range has names: there is a next page
+          break;
         }
+        continue;
       }
-      more = list.more();
-      if (list.names().isEmpty()) {
+      for (Result.SemaphoreStatus status : list.statuses()) {
+        rows.add(status(status));
+      }
+      if (list.more()) {
+        more = true;
         break;
       }
-      cursor = list.names().get(list.names().size() - 1);
-    } while (rows.isEmpty() && more);
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("prefix", text(prefix));
     out.put("after", after == null ? null : text(after));
     out.put("semaphores", rows);
     out.put("more", more);
     out.put("next", rows.isEmpty() ? null : rows.get(rows.size() - 1).get("name"));
+    return out;
+  }
+
+  /**
+   * The ranges of names under {@code prefix} that the prefixes in {@code readable} (in name order,
+   * none under another) let one read, in name order: a readable prefix under {@code prefix}, or
+   * {@code prefix} itself when a readable prefix covers it.
+   */
+  static List<Name> ranges(Name prefix, List<Name> readable) {
+    List<Name> out = new ArrayList<>();
+    for (Name r : readable) {
+      if (r.startsWith(prefix)) {
+        out.add(r);
+      } else if (prefix.startsWith(r)) {
+        out.add(prefix);
+      }
+    }
     return out;
   }
 
@@ -206,36 +234,49 @@ final class ConsoleViews {
   }
 
   /**
-   * The first {@link #SESSIONS_SHOWN} live sessions by id, those of others left out without the
-   * {@code cluster} permission (as {@code session list} does).
+   * The first {@link #SESSIONS_SHOWN} live sessions by id; without the {@code cluster} permission
+   * only the principal's own (as {@code session list} does), looked for among every session, and
+   * without the node's total.
    */
   Map<String, Object> sessions(Principal who) throws Unavailable, NotLeader, InterruptedException {
-    Result result = ask(new Query.ListSessions(SESSIONS_SHOWN, 0));
-    if (!(result instanceof Result.SessionList list)) {
-      throw new Unavailable("unexpected answer " + result);
-    }
     boolean everyone = !access().enforced() || access().allowsCluster(who);
     long now = server.logTime();
     List<Map<String, Object>> rows = new ArrayList<>();
-    for (Result.SessionView s : list.sessions()) {
-      if (!everyone && !s.principal().equals(who.name())) {
-        continue;
+    boolean more = false;
+    long after = 0;
+    while (true) {
+      Result result = ask(new Query.ListSessions(Query.ListSessions.MAX_LIMIT, after));
+      if (!(result instanceof Result.SessionList list)) {
+        throw new Unavailable("unexpected answer " + result);
       }
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("sessionId", Long.toString(s.sessionId()));
-      row.put("client", client(s.client()));
-      row.put("principal", s.principal());
-      row.put("ttlMillis", s.ttl() / 1_000_000);
-      row.put("ageMillis", Math.max(0, now - s.openedAt()) / 1_000_000);
-      row.put("sinceLastRequestMillis", Math.max(0, now - s.lastSeen()) / 1_000_000);
-      row.put("holdings", s.holdings());
-      row.put("waiting", s.waiting());
-      rows.add(row);
+      for (Result.SessionView s : list.sessions()) {
+        after = s.sessionId();
+        if (!everyone && !s.principal().equals(who.name())) {
+          continue;
+        }
+        if (rows.size() == SESSIONS_SHOWN) {
+          more = true;
+          break;
+        }
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("sessionId", Long.toString(s.sessionId()));
+        row.put("client", client(s.client()));
+        row.put("principal", s.principal());
+        row.put("ttlMillis", s.ttl() / 1_000_000);
+        row.put("ageMillis", Math.max(0, now - s.openedAt()) / 1_000_000);
+        row.put("sinceLastRequestMillis", Math.max(0, now - s.lastSeen()) / 1_000_000);
+        row.put("holdings", s.holdings());
+        row.put("waiting", s.waiting());
+        rows.add(row);
+      }
+      if (more || !list.more() || list.sessions().isEmpty()) {
+        break;
+      }
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("sessions", rows);
-    out.put("more", list.more());
-    out.put("total", server.sessionCount());
+    out.put("more", more);
+    out.put("total", everyone ? server.sessionCount() : null);
     return out;
   }
 

@@ -317,9 +317,18 @@ final class Edge implements ApplyListener {
     }
   }
 
+  /** Connections whose watches were left behind in the batch under way. Applying thread. */
+  private final java.util.Set<Connection> refusedThisBatch = new java.util.HashSet<>();
+
   @Override
   public void batchEnded() {
     batches++;
+    if (!refusedThisBatch.isEmpty()) {
+      for (Connection c : refusedThisBatch) {
+        c.catchUpSoon(); // runs on its loop after this batch's frames are written
+      }
+      refusedThisBatch.clear();
+    }
     if (continueAfterFlush) {
       continueAfterFlush = false;
       outbox.flush(() -> propose.accept(new Command.ContinueGrants()));
@@ -464,8 +473,15 @@ final class Edge implements ApplyListener {
 
     @Override
     public boolean keepingUp() {
-      return connection.takesWatchEvents()
-          && queuedThisBatch() + connection.unsentBytes() < connection.watchTurnBytes();
+      boolean takes =
+          connection.takesWatchEvents()
+              && queuedThisBatch() + connection.unsentBytes() < connection.watchTurnBytes();
+      if (!takes) {
+        // left behind while its channel may stay writable (the turn is below the high water
+        // mark): no writability change would ask for the catch-up, so the batch's end does
+        refusedThisBatch.add(connection);
+      }
+      return takes;
     }
 
     @Override

@@ -191,6 +191,39 @@ public final class Access {
         || covers(everyone, permission, name);
   }
 
+  /**
+   * The prefixes under which {@code principal} may read, none under another (["" ] — every name —
+   * when this server does not authenticate), in name order: a listing for it reads these ranges and
+   * nothing else, so it neither scans names it may not see nor learns of them.
+   */
+  public List<Name> readablePrefixes(Principal principal) {
+    if (!enforced) {
+      return List.of(Name.of(""));
+    }
+    List<Name> all = new ArrayList<>();
+    if (!principal.isAnonymous()) {
+      for (Grant g : grants.getOrDefault(principal.name(), List.of())) {
+        if (g.permissions.contains(Permission.READ)) {
+          all.add(g.prefix);
+        }
+      }
+    }
+    for (Grant g : everyone) {
+      if (g.permissions.contains(Permission.READ)) {
+        all.add(g.prefix);
+      }
+    }
+    java.util.Collections.sort(all);
+    List<Name> out = new ArrayList<>();
+    for (Name p : all) {
+      // sorted, so a prefix comes before every name it covers: keep only the outermost
+      if (out.isEmpty() || !p.startsWith(out.get(out.size() - 1))) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
   /** Whether {@code principal} has the node-wide {@code cluster} permission. */
   public boolean allowsCluster(Principal principal) {
     return allows(principal, Permission.CLUSTER, Name.of(""));

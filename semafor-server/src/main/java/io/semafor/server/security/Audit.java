@@ -37,6 +37,10 @@ public final class Audit {
   }
 
   private static String quote(String s) {
-    return s.indexOf(' ') < 0 && s.indexOf('"') < 0 ? s : '"' + s.replace("\"", "'") + '"';
+    // a line per record, whatever a value holds: a line break in a name must not forge a record
+    String oneLine = s.replace("\r", "\\r").replace("\n", "\\n");
+    return oneLine.indexOf(' ') < 0 && oneLine.indexOf('"') < 0
+        ? oneLine
+        : '"' + oneLine.replace("\"", "'") + '"';
   }
 }

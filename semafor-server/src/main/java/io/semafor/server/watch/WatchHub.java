@@ -249,6 +249,7 @@ public final class WatchHub {
     ring.reset(revision);
     for (Progress p : progress.values()) {
       p.behind = true;
+      p.listedUpTo = null; // a paused listing's states are of the replaced history: list afresh
     }
   }
 
@@ -315,9 +316,19 @@ public final class WatchHub {
           return;
         }
       } else {
-        for (ChangeRing.Change c :
-            ring.since(p.listedAt, n -> watch.matches(n) && n.compareTo(listedUpTo) <= 0)) {
+        List<ChangeRing.Change> changed =
+            ring.since(p.listedAt, n -> watch.matches(n) && n.compareTo(listedUpTo) <= 0);
+        for (int i = 0; i < changed.size(); i++) {
+          ChangeRing.Change c = changed.get(i);
           tell(watch, c.revision(), c.name(), state);
+          if (i + 1 < changed.size()
+              && changed.get(i + 1).revision() != c.revision()
+              && !to.keepingUp()) {
+            // the listed names are told up to this revision; the rest of them next turn
+            p.listedAt = c.revision();
+            p.behind = true;
+            return;
+          }
         }
         if (!list(watch, p, listedUpTo, now, state)) {
           return;

@@ -61,7 +61,8 @@
   }
 
   async function read(controller) {
-    const response = await fetch(streamUrl(), { headers: headers(), signal: controller.signal, cache: "no-store" });
+    const response = await fetch(streamUrl(), {
+      headers: headers({ "X-Semafor-Console": "1" }), signal: controller.signal, cache: "no-store" });
     if (response.status === 401) {
       setState("failed", "sign in needed");
       askToken();
@@ -79,7 +80,11 @@
     let buffer = "";
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) throw new Error("the server ended the stream");
+      if (done) {
+        // streams end every ten minutes by design: open the next one at once
+        if (!controller.signal.aborted) setTimeout(reopen, 0);
+        return;
+      }
       buffer += decoder.decode(value, { stream: true });
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -346,10 +351,18 @@
       tbody.appendChild(tr);
     }
     if (s.sessions.length === 0) emptyRow(tbody, 8, "No sessions.");
-    $("sessions-count").textContent = "(" + s.total + " on this node" + (s.more ? "; the first " + s.sessions.length + " shown" : "") + ")";
+    $("sessions-count").textContent = s.total === null
+      ? "(yours: " + s.sessions.length + (s.more ? "+" : "") + ")"
+      : "(" + s.total + " on this node" + (s.more ? "; the first " + s.sessions.length + " shown" : "") + ")";
   }
 
   function renderProblem(p) {
+    if (p.code === "UNAUTHENTICATED") {
+      setState("failed", "sign in needed");
+      showProblem(p.message + ": give a valid token.");
+      askToken();
+      return;
+    }
     if (p.code === "NOT_LEADER") {
       // a follower answers no read: the semaphores are shown by the leader's console
       showProblem("This node is a follower; semaphores and sessions are read on the leader. "

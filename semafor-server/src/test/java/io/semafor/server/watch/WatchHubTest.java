@@ -390,4 +390,27 @@ class WatchHubTest {
             "changed \"printers/02\"=2 @8",
             "synced @8");
   }
+
+  @Test
+  void aStartPausedWhenTheStateIsReplacedIsListedAfreshAfterAResync() {
+    open();
+    createUnderPrinters(4);
+    WatchHub.Watch w = watch(Name.of("printers/"), true);
+    client.room = 2;
+    hub.start(w, 0, state); // printers/00 and 01 sent
+    hub.restored(revision); // a snapshot installed: what was sent is of the replaced history
+    client.room = Integer.MAX_VALUE;
+    client.events.clear();
+
+    hub.catchUp(w, state);
+
+    assertThat(client.said())
+        .containsExactly(
+            "resync @5",
+            "changed \"printers/00\"=1 @5",
+            "changed \"printers/01\"=1 @5",
+            "changed \"printers/02\"=1 @5",
+            "changed \"printers/03\"=1 @5",
+            "synced @5");
+  }
 }
