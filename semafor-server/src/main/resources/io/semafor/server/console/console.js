@@ -81,8 +81,9 @@
     for (;;) {
       const { value, done } = await reader.read();
       if (done) {
-        // streams end every ten minutes by design: open the next one at once
-        if (!controller.signal.aborted) setTimeout(reopen, 0);
+        // streams end every ten minutes by design: open the next one at once (unless the token
+        // was refused: the token dialog opens it again)
+        if (!controller.signal.aborted && !$("token-dialog").open) setTimeout(reopen, 0);
         return;
       }
       buffer += decoder.decode(value, { stream: true });
@@ -464,6 +465,7 @@
   // ------------------------------------------------------------------ the token
 
   function askToken() {
+    if ($("token-dialog").open) return; // asked already: the stream's end and a 401 both ask
     $("token").value = "";
     $("token-dialog").showModal();
   }
