@@ -384,4 +384,52 @@ class ConsoleBrowserTest {
       assertThat(text("node")).contains("node " + cluster.id(follower) + ": follower");
     }
   }
+
+  @Test
+  void withAnAuthFileThePageAsksForATokenThenShowsWhatItsPrincipalMayRead(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    io.semafor.server.security.Tokens.Issued alice =
+        io.semafor.server.security.Tokens.issue("alice", null, random);
+    io.semafor.server.security.Tokens.Issued ops =
+        io.semafor.server.security.Tokens.issue("ops", null, random);
+    Path authFile = dir.resolve("auth.json");
+    Files.writeString(
+        authFile,
+        new io.semafor.server.security.AuthFile(
+                List.of(alice.entry(), ops.entry()),
+                List.of(
+                    new io.semafor.server.security.AuthFile.Rule("alice", "a/", List.of("read")),
+                    new io.semafor.server.security.AuthFile.Rule(
+                        "ops", "", List.of("read", "admin", "cluster"))))
+            .toJson());
+    io.semafor.server.SemaforServer server =
+        io.semafor.server.SemaforServer.start(
+            ServerConfig.builder()
+                .port(0)
+                .adminPort(0)
+                .security(io.semafor.server.security.Security.of(authFile))
+                .build());
+    try (SemaforClient admin =
+        SemaforClient.builder()
+            .addresses("127.0.0.1:" + server.address().getPort())
+            .token(ops.token())
+            .connect()) {
+      admin.create("a/x", 1);
+      admin.create("b/y", 2);
+      browser().get("http://127.0.0.1:" + server.adminAddress().getPort() + "/");
+      await()
+          .atMost(SHOWN_WITHIN)
+          .until(() -> browser().findElement(By.id("token-dialog")).isDisplayed());
+      browser().findElement(By.id("token")).sendKeys(alice.token());
+      browser().findElement(By.id("token-ok")).click();
+      await()
+          .atMost(SHOWN_WITHIN)
+          .until(() -> rows("semaphores"), r -> r.size() == 1 && r.get(0).get(0).equals("a/x"));
+      assertThat(text("live-state")).isEqualTo("live");
+      assertThat(text("node")).contains("'cluster' permission");
+    } finally {
+      server.close();
+    }
+  }
 }

@@ -130,6 +130,7 @@ final class Edge implements ApplyListener {
 
   @Override
   public void restored(SemaphoreMachine machine, long logTime) {
+    this.machine = machine;
     lastRevision = machine.revision();
     synchronized (watches) {
       state = StateReader.of(machine);
@@ -141,8 +142,22 @@ final class Edge implements ApplyListener {
     sessions.restored(machine.sessions());
   }
 
+  /**
+   * Set when this node became leader; the applying thread then arms every timer the machine has
+   * pending, once the leader's first {@link Command.ContinueGrants} is applied.
+   */
+  private volatile boolean rearmTimers;
+
+  /** The machine the replicator applies to (applying thread only). */
+  private @Nullable SemaphoreMachine machine;
+
   @Override
   public void becameLeader() {
+    // A waiter's timeout or a lease's end that fell due while no node could commit was proposed
+    // by whichever node's timer fired, refused there (not the leader, or the leader stepping
+    // down) and dropped: the waiter then waited for ever (a fault campaign's client hung). The
+    // new leader arms every pending timer again, so each that is due is proposed now.
+    rearmTimers = true;
     sessions.heardAll(); // a full TTL from now for every session (docs/semantics.md#time)
     // grants the previous leader left pending are this leader's to continue (a no-op if none)
     continuing.set(true);
@@ -190,6 +205,13 @@ final class Edge implements ApplyListener {
     metrics.applied(command, outcome, logTime);
     if (command instanceof Command.ContinueGrants) {
       continuing.set(false);
+      SemaphoreMachine m = machine;
+      if (rearmTimers && m != null) {
+        rearmTimers = false;
+        for (Effect.ArmTimer arm : m.timers()) {
+          timers.arm(arm.timer(), arm.deadline() - logTime);
+        }
+      }
     }
     for (Effect effect : outcome.effects()) {
       if (effect instanceof Effect.Complete complete) {
@@ -364,6 +386,7 @@ final class Edge implements ApplyListener {
 
   /** The machine the replicator starts with (before any command; {@link #restored} replaces it). */
   void attach(SemaphoreMachine machine) {
+    this.machine = machine;
     synchronized (watches) {
       state = StateReader.of(machine);
       watches.restored(machine.revision());

@@ -522,6 +522,14 @@ public final class Link implements AutoCloseable {
     boolean registered = false;
     try {
       while (!call.answer.isDone()) {
+        if (System.nanoTime() - deadline >= 0) {
+          // checked first, each time round: a connection that answers keep-alives (the io
+          // thread's nudges) but never this call kept the reading thread coming back here, and the
+          // check below the read never ran (a fault campaign's client hung for good)
+          throw new SemaforException(
+              ErrorCode.UNAVAILABLE,
+              "no answer in time from " + addressText() + "; the outcome is unknown");
+        }
         Wire w = wire;
         if (w != null && reading.tryLock()) {
           userReaderDeadline = deadline;
@@ -537,11 +545,6 @@ public final class Link implements AutoCloseable {
             throw new InterruptedException();
           }
           continue;
-        }
-        if (System.nanoTime() - deadline >= 0) {
-          throw new SemaforException(
-              ErrorCode.UNAVAILABLE,
-              "no answer in time from " + addressText() + "; the outcome is unknown");
         }
         call.waiter = Thread.currentThread();
         if (!registered) {

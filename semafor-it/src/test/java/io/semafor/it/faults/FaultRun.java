@@ -481,7 +481,19 @@ final class FaultRun {
       Process w = workers.get(i);
       Path log = dir.resolve("client-" + (i + 1) + ".log");
       if (!w.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        failed.add("client " + (i + 1) + " did not finish within " + past + " (" + log + ")");
+        // what it waits on, before it is stopped: a client that hangs is a liveness finding
+        Path threads = dir.resolve("client-" + (i + 1) + "-threads.txt");
+        dumpThreads(w, threads);
+        failed.add(
+            "client "
+                + (i + 1)
+                + " did not finish within "
+                + past
+                + " ("
+                + log
+                + "; its threads in "
+                + threads.getFileName()
+                + ")");
       } else if (w.exitValue() == FaultWorker.NEVER_CONNECTED) {
         unavailable.add("client " + (i + 1) + " never connected (" + log + ")");
       } else if (w.exitValue() != 0) {
@@ -489,6 +501,23 @@ final class FaultRun {
       }
     }
     return failed;
+  }
+
+  /** Writes {@code jcmd PID Thread.print} of {@code process} to {@code file} (30 s at most). */
+  private static void dumpThreads(Process process, Path file) throws InterruptedException {
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    try {
+      Process p =
+          new ProcessBuilder(jcmd, Long.toString(process.pid()), "Thread.print")
+              .redirectErrorStream(true)
+              .redirectOutput(file.toFile())
+              .start();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    } catch (IOException e) {
+      // the finding stands without the dump
+    }
   }
 
   /**
