@@ -166,10 +166,7 @@ final class ConsoleStreams implements AutoCloseable {
           if (revoked != null) {
             // as a connection whose token is revoked or expired is closed: say why, and end
             out.write(
-                ("event: problem\ndata: "
-                        + JSON.writeValueAsString(
-                            Map.of("view", "stream", "code", "UNAUTHENTICATED", "message", revoked))
-                        + "\n\n")
+                ("event: problem\ndata: " + problem("stream", "UNAUTHENTICATED", revoked) + "\n\n")
                     .getBytes(StandardCharsets.UTF_8));
             out.flush();
             return;
@@ -215,6 +212,11 @@ final class ConsoleStreams implements AutoCloseable {
             InterruptedException;
   }
 
+  /** The data of a {@code problem} event: which view, its stable code, what to tell the user. */
+  private static String problem(String view, String code, String message) throws IOException {
+    return JSON.writeValueAsString(Map.of("view", view, "code", code, "message", message));
+  }
+
   /**
    * Adds the event {@code kind} (or a {@code problem} about it) to {@code events} if it differs
    * from what was last sent for {@code kind}.
@@ -228,27 +230,13 @@ final class ConsoleStreams implements AutoCloseable {
       data = JSON.writeValueAsString(reading.read());
     } catch (ConsoleViews.Unavailable e) {
       event = "problem";
-      data =
-          JSON.writeValueAsString(
-              Map.of(
-                  "view", kind, "code", "UNAVAILABLE", "message", String.valueOf(e.getMessage())));
+      data = problem(kind, "UNAVAILABLE", String.valueOf(e.getMessage()));
     } catch (ConsoleViews.NotLeader e) {
       event = "problem";
-      data =
-          JSON.writeValueAsString(
-              Map.of(
-                  "view", kind, "code", "NOT_LEADER", "message", String.valueOf(e.getMessage())));
+      data = problem(kind, "NOT_LEADER", String.valueOf(e.getMessage()));
     } catch (ConsoleViews.Denied e) {
       event = "problem";
-      data =
-          JSON.writeValueAsString(
-              Map.of(
-                  "view",
-                  kind,
-                  "code",
-                  "PERMISSION_DENIED",
-                  "message",
-                  String.valueOf(e.getMessage())));
+      data = problem(kind, "PERMISSION_DENIED", String.valueOf(e.getMessage()));
     }
     String shown = event + "\n" + data;
     if (shown.equals(sent.get(kind))) {
