@@ -30,16 +30,8 @@ class LargeWatchTest {
 
   @Test
   void aPrefixWatchLargerThanTheUnreadCapSyncsWithEverySemaphoreToldOnce() throws Exception {
-    ClientLimits limits =
-        new ClientLimits(
-            10_000,
-            1_000,
-            1_000,
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(60),
-            64L << 20,
-            1L << 20); // 1 MiB unread: the 20,000 states below are about 3 MiB
+    // 1 MiB unread: the 20,000 states below are about 3 MiB
+    ClientLimits limits = ClientLimits.DEFAULT.withMaxUnreadBytes(1L << 20);
     try (EmbeddedSemafor semafor =
         EmbeddedSemafor.start(ServerConfig.builder().port(0).clientLimits(limits))) {
       SemaforClient client = semafor.client();

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * A call the server never answers ends at the client's answer timeout with UNAVAILABLE (outcome
  * unknown), even while the connection stays alive and answers every keep-alive. Before, the thread
  * waiting for it went back to reading after each pong and never looked at its deadline again: a
- * fault campaign's client hung for good on an await whose answer was lost. (The race that kept
- * the waiting thread reading, against the io thread taking the reading over, is not reproduced on
+ * fault campaign's client hung for good on an await whose answer was lost. (The race that kept the
+ * waiting thread reading, against the io thread taking the reading over, is not reproduced on
  * demand: this passed on the old client too. It guards the behaviour.)
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -85,6 +85,23 @@ public record ClientLimits(
         maxUnreadBytes);
   }
 
+  /**
+   * These limits with another {@link #maxUnreadBytes}.
+   *
+   * @throws IllegalArgumentException if it is below 64 KiB
+   */
+  public ClientLimits withMaxUnreadBytes(long value) {
+    return new ClientLimits(
+        maxConnections,
+        maxConnectionsPerClient,
+        maxSessionsPerClient,
+        helloTimeout,
+        frameTimeout,
+        idleTimeout,
+        maxPendingFrameBytes,
+        value);
+  }
+
   /** These limits with another {@link #maxConnectionsPerClient}. */
   public ClientLimits withMaxConnectionsPerClient(int value) {
     return new ClientLimits(
