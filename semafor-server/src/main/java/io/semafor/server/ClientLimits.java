@@ -91,15 +91,7 @@ public record ClientLimits(
    * @throws IllegalArgumentException if it is below 64 KiB
    */
   public ClientLimits withMaxUnreadBytes(long value) {
-    return new ClientLimits(
-        maxConnections,
-        maxConnectionsPerClient,
-        maxSessionsPerClient,
-        helloTimeout,
-        frameTimeout,
-        idleTimeout,
-        maxPendingFrameBytes,
-        value);
+    return withBytes(maxPendingFrameBytes, value);
   }
 
   /** These limits with another {@link #maxConnectionsPerClient}. */
