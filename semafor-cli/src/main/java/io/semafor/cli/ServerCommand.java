@@ -64,12 +64,12 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--election-timeout",
       paramLabel = "MIN-MAX",
-      defaultValue = "500ms-1s",
+      defaultValue = "300ms-600ms",
       description =
           "A follower that hears nothing from the leader for a random time in this range stands"
               + " for election (default ${DEFAULT-VALUE}). Shorter fails over sooner; longer"
               + " leaves more CPU to commands (docs/cluster.md).")
-  String electionTimeout = "500ms-1s";
+  String electionTimeout = "300ms-600ms";
 
   @Option(
       names = "--durability",
@@ -227,7 +227,8 @@ final class ServerCommand implements Callable<Integer> {
       ClusterConfig config = ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
       String[] range = electionTimeout.split("-", -1);
       if (range.length != 2) {
-        throw usage("--election-timeout: '" + electionTimeout + "' is not MIN-MAX, e.g. 500ms-1s");
+        throw usage(
+            "--election-timeout: '" + electionTimeout + "' is not MIN-MAX, e.g. 300ms-600ms");
       }
       Duration min;
       Duration max;

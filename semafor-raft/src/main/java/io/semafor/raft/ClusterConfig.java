@@ -119,10 +119,10 @@ public record ClusterConfig(
   }
 
   /**
-   * A config with the defaults: election timeouts of 0.5–1 s, a snapshot every 100,000 entries.
-   * 150–300 ms caused spurious elections on a loaded 2-core machine; 0.5–1 s caused none with three
-   * nodes' CPUs saturated by 64 clients, and fails over in about half the time of 1–2 s
-   * (docs/benchmarks.md).
+   * A config with the defaults: election timeouts of 0.3–0.6 s, a snapshot every 100,000 entries.
+   * 150–300 ms caused spurious elections on a loaded 2-core machine; 0.3–0.6 s caused none with
+   * three nodes' CPUs saturated by 64 clients, and fails over with p95 1.2 s against 2.0 s for
+   * 0.5–1 s (decision 0017, docs/benchmarks.md).
    */
   public static ClusterConfig of(
       String nodeId, List<Peer> peers, Path dataDir, Durability durability) {
@@ -131,8 +131,8 @@ public record ClusterConfig(
         peers,
         dataDir,
         durability,
-        Duration.ofMillis(500),
-        Duration.ofMillis(1000),
+        Duration.ofMillis(300),
+        Duration.ofMillis(600),
         100_000,
         DEFAULT_LOG_SEGMENT_BYTES,
         false);

@@ -35,6 +35,7 @@ import org.HdrHistogram.Histogram;
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.FailoverBench \
  *     [--cli-jar semafor-cli/target/semafor.jar] [--trials 50] [--durability fsync|replicated]
+ *     [--server-args "--election-timeout 300ms-600ms"]
  * </pre>
  */
 public final class FailoverBench {
@@ -48,11 +49,13 @@ public final class FailoverBench {
     String cliJar = "semafor-cli/target/semafor.jar";
     int trials = 50;
     String durability = "fsync";
+    List<String> serverArgs = List.of();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--cli-jar" -> cliJar = args[++i];
         case "--trials" -> trials = Integer.parseInt(args[++i]);
         case "--durability" -> durability = args[++i];
+        case "--server-args" -> serverArgs = List.of(args[++i].trim().split("\\s+", -1));
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -75,7 +78,7 @@ public final class FailoverBench {
     HttpClient http = HttpClient.newHttpClient();
     try {
       for (int i = 0; i < 3; i++) {
-        nodes[i] = start(cliJar, i, peers.toString(), dir, durability);
+        nodes[i] = start(cliJar, i, peers.toString(), dir, durability, serverArgs);
       }
       awaitHealthy(http, 3);
       try (SemaforClient client =
@@ -107,7 +110,7 @@ public final class FailoverBench {
               servedAt,
               ms);
           nodes[leader].waitFor(10, TimeUnit.SECONDS);
-          nodes[leader] = start(cliJar, leader, peers.toString(), dir, durability);
+          nodes[leader] = start(cliJar, leader, peers.toString(), dir, durability, serverArgs);
           awaitHealthy(http, 3);
         }
         System.out.printf(
@@ -130,7 +133,8 @@ public final class FailoverBench {
     }
   }
 
-  private static Process start(String jar, int i, String peers, Path dir, String durability)
+  private static Process start(
+      String jar, int i, String peers, Path dir, String durability, List<String> serverArgs)
       throws IOException {
     List<String> command =
         new ArrayList<>(
@@ -149,6 +153,7 @@ public final class FailoverBench {
                 Integer.toString(ADMIN[i]),
                 "--durability",
                 durability));
+    command.addAll(serverArgs);
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(
