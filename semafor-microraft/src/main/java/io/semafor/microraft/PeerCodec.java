@@ -1,8 +1,10 @@
-package io.semafor.bench.gate;
+package io.semafor.microraft;
 
+import io.microraft.MembershipChangeMode;
 import io.microraft.RaftEndpoint;
 import io.microraft.impl.statemachine.NoOp;
 import io.microraft.model.RaftModelFactory;
+import io.microraft.model.groupop.UpdateRaftGroupMembersOp;
 import io.microraft.model.impl.DefaultRaftModelFactory;
 import io.microraft.model.log.LogEntry;
 import io.microraft.model.log.RaftGroupMembersView;
@@ -23,14 +25,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * MicroRaft's messages as bytes for the gate's Netty transport: one type byte, the fields every
- * message has (group, sender, term), then the type's own. Operations in log entries are the gate's
- * byte payloads or MicroRaft's own {@link NoOp}; the gate changes no membership, so a membership
- * operation is refused.
+ * MicroRaft's ten message types as bytes, and back: one type byte, the fields every message has
+ * (group id, sender, term), then the type's own fields in a fixed order. A log entry's operation is
+ * Semafor's entry bytes, MicroRaft's no-op, or a membership change; a snapshot chunk's is bytes.
+ * Members travel as {@link MemberEndpoint}s (id, host, port), group ids as text.
+ *
+ * <p>Reading checks every length and count against what the frame holds before allocating, so a
+ * frame from a broken or hostile peer costs at most its own size and ends in a {@link
+ * MalformedPeerMessageException}, never in another exception or a half-built message.
+ *
+ * <p>Stateless and thread-safe.
  */
-final class RaftMessageCodec {
+public final class PeerCodec {
   private static final byte APPEND_REQUEST = 1;
   private static final byte APPEND_SUCCESS = 2;
   private static final byte APPEND_FAILURE = 3;
@@ -44,10 +53,21 @@ final class RaftMessageCodec {
 
   private static final byte OP_BYTES = 0;
   private static final byte OP_NOOP = 1;
+  private static final byte OP_MEMBERS = 2;
 
-  private final RaftModelFactory model = new DefaultRaftModelFactory();
+  /** Members in one list at most: Raft groups have a handful; this bounds a hostile count. */
+  public static final int MAX_MEMBERS = 64;
 
-  void write(RaftMessage message, ByteBuf out) {
+  private static final RaftModelFactory MODEL = new DefaultRaftModelFactory();
+
+  /**
+   * Appends {@code message} to {@code out}.
+   *
+   * @throws IllegalArgumentException if the message, an operation in it or a member is not one this
+   *     codec carries (an endpoint other than {@link MemberEndpoint}, a group id other than text):
+   *     a programming error, not a peer's
+   */
+  public void write(RaftMessage message, ByteBuf out) {
     if (message instanceof AppendEntriesRequest m) {
       header(out, APPEND_REQUEST, m);
       out.writeInt(m.getPreviousLogTerm());
@@ -101,7 +121,7 @@ final class RaftMessageCodec {
       if (chunk != null) {
         out.writeLong(chunk.getIndex());
         out.writeInt(chunk.getTerm());
-        operation(out, chunk.getOperation());
+        bytes(out, chunkBytes(chunk.getOperation()));
         out.writeInt(chunk.getSnapshotChunkIndex());
         out.writeInt(chunk.getSnapshotChunkCount());
         membersView(out, chunk.getGroupMembersView());
@@ -121,15 +141,37 @@ final class RaftMessageCodec {
     }
   }
 
-  RaftMessage read(ByteBuf in) {
+  /**
+   * Reads one whole message from {@code in}, which must hold exactly one.
+   *
+   * @throws MalformedPeerMessageException if it does not
+   */
+  public RaftMessage read(ByteBuf in) {
+    try {
+      RaftMessage message = readMessage(in);
+      if (in.isReadable()) {
+        throw new MalformedPeerMessageException(
+            in.readableBytes() + " bytes after a whole message");
+      }
+      return message;
+    } catch (IndexOutOfBoundsException e) {
+      throw new MalformedPeerMessageException(
+          "truncated: the frame ends at byte " + in.writerIndex() + " inside a field");
+    } catch (IllegalArgumentException e) {
+      // an endpoint's parts out of range, as MemberEndpoint checks them
+      throw new MalformedPeerMessageException(String.valueOf(e.getMessage()));
+    }
+  }
+
+  private static RaftMessage readMessage(ByteBuf in) {
     byte type = in.readByte();
-    Object group = string(in);
-    RaftEndpoint sender = new GateEndpoint(string(in));
+    String group = text(in);
+    RaftEndpoint sender = endpoint(in);
     int term = in.readInt();
     switch (type) {
       case APPEND_REQUEST -> {
         var b =
-            model
+            MODEL
                 .createAppendEntriesRequestBuilder()
                 .setGroupId(group)
                 .setSender(sender)
@@ -139,11 +181,12 @@ final class RaftMessageCodec {
                 .setCommitIndex(in.readLong())
                 .setQuerySequenceNumber(in.readLong())
                 .setFlowControlSequenceNumber(in.readLong());
-        int n = in.readInt();
+        // an entry is at least 13 bytes: index, term, operation kind
+        int n = count(in, in.readableBytes() / 13, "entries");
         List<LogEntry> entries = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           entries.add(
-              model
+              MODEL
                   .createLogEntryBuilder()
                   .setIndex(in.readLong())
                   .setTerm(in.readInt())
@@ -153,7 +196,7 @@ final class RaftMessageCodec {
         return b.setLogEntries(entries).build();
       }
       case APPEND_SUCCESS -> {
-        return model
+        return MODEL
             .createAppendEntriesSuccessResponseBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -164,7 +207,7 @@ final class RaftMessageCodec {
             .build();
       }
       case APPEND_FAILURE -> {
-        return model
+        return MODEL
             .createAppendEntriesFailureResponseBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -175,7 +218,7 @@ final class RaftMessageCodec {
             .build();
       }
       case PRE_VOTE_REQUEST -> {
-        return model
+        return MODEL
             .createPreVoteRequestBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -185,7 +228,7 @@ final class RaftMessageCodec {
             .build();
       }
       case PRE_VOTE_RESPONSE -> {
-        return model
+        return MODEL
             .createPreVoteResponseBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -194,7 +237,7 @@ final class RaftMessageCodec {
             .build();
       }
       case VOTE_REQUEST -> {
-        return model
+        return MODEL
             .createVoteRequestBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -205,7 +248,7 @@ final class RaftMessageCodec {
             .build();
       }
       case VOTE_RESPONSE -> {
-        return model
+        return MODEL
             .createVoteResponseBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -214,7 +257,7 @@ final class RaftMessageCodec {
             .build();
       }
       case TRIGGER_ELECTION -> {
-        return model
+        return MODEL
             .createTriggerLeaderElectionRequestBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -225,7 +268,7 @@ final class RaftMessageCodec {
       }
       case SNAPSHOT_REQUEST -> {
         var b =
-            model
+            MODEL
                 .createInstallSnapshotRequestBuilder()
                 .setGroupId(group)
                 .setSender(sender)
@@ -237,11 +280,11 @@ final class RaftMessageCodec {
         SnapshotChunk chunk = null;
         if (in.readBoolean()) {
           chunk =
-              model
+              MODEL
                   .createSnapshotChunkBuilder()
                   .setIndex(in.readLong())
                   .setTerm(in.readInt())
-                  .setOperation(operation(in))
+                  .setOperation(bytes(in))
                   .setSnapshotChunkIndex(in.readInt())
                   .setSnapshotChunkCount(in.readInt())
                   .setGroupMembersView(membersView(in))
@@ -255,7 +298,7 @@ final class RaftMessageCodec {
             .build();
       }
       case SNAPSHOT_RESPONSE -> {
-        return model
+        return MODEL
             .createInstallSnapshotResponseBuilder()
             .setGroupId(group)
             .setSender(sender)
@@ -266,47 +309,110 @@ final class RaftMessageCodec {
             .setFlowControlSequenceNumber(in.readLong())
             .build();
       }
-      default -> throw new IllegalArgumentException("unknown message type " + type);
+      default -> throw new MalformedPeerMessageException("unknown message type " + type);
     }
   }
 
   private static void header(ByteBuf out, byte type, RaftMessage m) {
     out.writeByte(type);
-    string(out, (String) m.getGroupId());
-    string(out, (String) m.getSender().getId());
+    if (!(m.getGroupId() instanceof String group)) {
+      throw new IllegalArgumentException("group ids are text, not " + m.getGroupId());
+    }
+    text(out, group);
+    endpoint(out, m.getSender());
     out.writeInt(m.getTerm());
   }
 
-  private static void operation(ByteBuf out, Object op) {
-    if (op instanceof byte[] bytes) {
+  private static void operation(ByteBuf out, @Nullable Object op) {
+    if (op instanceof byte[] b) {
       out.writeByte(OP_BYTES);
-      out.writeInt(bytes.length);
-      out.writeBytes(bytes);
+      bytes(out, b);
     } else if (op instanceof NoOp) {
       out.writeByte(OP_NOOP);
+    } else if (op instanceof UpdateRaftGroupMembersOp m) {
+      out.writeByte(OP_MEMBERS);
+      endpoints(out, m.getMembers());
+      endpoints(out, m.getVotingMembers());
+      endpoint(out, m.getEndpoint());
+      out.writeByte(modeCode(m.getMode()));
     } else {
-      throw new IllegalArgumentException("the gate replicates no " + op.getClass().getName());
+      throw new IllegalArgumentException(
+          "log entries carry bytes, no-ops or membership changes, not "
+              + (op == null ? "null" : op.getClass().getName()));
     }
   }
 
   private static Object operation(ByteBuf in) {
     byte kind = in.readByte();
-    if (kind == OP_NOOP) {
-      return NoOp.INSTANCE;
+    switch (kind) {
+      case OP_BYTES -> {
+        return bytes(in);
+      }
+      case OP_NOOP -> {
+        return NoOp.INSTANCE;
+      }
+      case OP_MEMBERS -> {
+        var b =
+            MODEL
+                .createUpdateRaftGroupMembersOpBuilder()
+                .setMembers(endpoints(in))
+                .setVotingMembers(endpoints(in))
+                .setEndpoint(endpoint(in));
+        return b.setMode(mode(in.readByte())).build();
+      }
+      default -> throw new MalformedPeerMessageException("unknown operation kind " + kind);
     }
-    byte[] bytes = new byte[in.readInt()];
-    in.readBytes(bytes);
-    return bytes;
   }
 
-  private void membersView(ByteBuf out, RaftGroupMembersView view) {
+  /**
+   * Membership change modes by a code of our own, so that MicroRaft reordering them breaks no log.
+   */
+  private static int modeCode(MembershipChangeMode mode) {
+    return switch (mode) {
+      case ADD_LEARNER -> 0;
+      case ADD_OR_PROMOTE_TO_FOLLOWER -> 1;
+      case REMOVE_MEMBER -> 2;
+    };
+  }
+
+  private static MembershipChangeMode mode(byte code) {
+    return switch (code) {
+      case 0 -> MembershipChangeMode.ADD_LEARNER;
+      case 1 -> MembershipChangeMode.ADD_OR_PROMOTE_TO_FOLLOWER;
+      case 2 -> MembershipChangeMode.REMOVE_MEMBER;
+      default -> throw new MalformedPeerMessageException("unknown membership change mode " + code);
+    };
+  }
+
+  private static byte[] chunkBytes(@Nullable Object operation) {
+    if (operation instanceof byte[] b) {
+      return b;
+    }
+    throw new IllegalArgumentException(
+        "snapshot chunks carry bytes, not "
+            + (operation == null ? "null" : operation.getClass().getName()));
+  }
+
+  private static void bytes(ByteBuf out, byte[] b) {
+    out.writeInt(b.length);
+    out.writeBytes(b);
+  }
+
+  private static byte[] bytes(ByteBuf in) {
+    int n = count(in, in.readableBytes(), "bytes");
+    byte[] b = new byte[n];
+    in.readBytes(b);
+    return b;
+  }
+
+  private static void membersView(ByteBuf out, RaftGroupMembersView view) {
     out.writeLong(view.getLogIndex());
     endpoints(out, view.getMembers());
     endpoints(out, view.getVotingMembers());
   }
 
-  private RaftGroupMembersView membersView(ByteBuf in) {
-    return model
+  private static RaftGroupMembersView membersView(ByteBuf in) {
+    return MODEL
         .createRaftGroupMembersViewBuilder()
         .setLogIndex(in.readLong())
         .setMembers(endpoints(in))
@@ -317,29 +423,59 @@ final class RaftMessageCodec {
   private static void endpoints(ByteBuf out, Collection<RaftEndpoint> endpoints) {
     out.writeInt(endpoints.size());
     for (RaftEndpoint e : endpoints) {
-      string(out, (String) e.getId());
+      endpoint(out, e);
     }
   }
 
   private static List<RaftEndpoint> endpoints(ByteBuf in) {
-    int n = in.readInt();
+    int n = count(in, MAX_MEMBERS, "members");
     List<RaftEndpoint> list = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      list.add(new GateEndpoint(string(in)));
+      list.add(endpoint(in));
     }
     return list;
   }
 
-  private static void string(ByteBuf out, String s) {
+  private static void endpoint(ByteBuf out, RaftEndpoint endpoint) {
+    if (!(endpoint instanceof MemberEndpoint m)) {
+      throw new IllegalArgumentException(
+          "members are MemberEndpoints, not " + endpoint.getClass().getName());
+    }
+    text(out, m.id());
+    text(out, m.host());
+    out.writeShort(m.port());
+  }
+
+  private static MemberEndpoint endpoint(ByteBuf in) {
+    return new MemberEndpoint(text(in), text(in), in.readUnsignedShort());
+  }
+
+  private static void text(ByteBuf out, String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    out.writeShort(b.length);
+    if (b.length > MemberEndpoint.MAX_TEXT_BYTES) {
+      throw new IllegalArgumentException("text of " + b.length + " bytes: at most 255");
+    }
+    out.writeByte(b.length);
     out.writeBytes(b);
   }
 
-  private static String string(ByteBuf in) {
-    int n = in.readUnsignedShort();
+  private static String text(ByteBuf in) {
+    int n = in.readUnsignedByte();
+    if (n > in.readableBytes()) {
+      throw new MalformedPeerMessageException("text of " + n + " bytes in a shorter frame");
+    }
     String s = in.toString(in.readerIndex(), n, StandardCharsets.UTF_8);
     in.skipBytes(n);
     return s;
+  }
+
+  /** A count read from the frame, checked against {@code most} before anything is allocated. */
+  private static int count(ByteBuf in, int most, String what) {
+    int n = in.readInt();
+    if (n < 0 || n > most) {
+      throw new MalformedPeerMessageException(
+          what + ": a count of " + n + " where at most " + most + " fit");
+    }
+    return n;
   }
 }

@@ -1,0 +1,52 @@
+package io.semafor.microraft;
+
+import io.microraft.RaftEndpoint;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A member of a MicroRaft group as Semafor names it: its node id and the address its peers reach it
+ * at. The address rides with the member in every message and in the log's membership entries, so a
+ * member added at run time is reachable without a side table. Two endpoints are the same member
+ * only if id, host and port all match, as Semafor's {@code --peers} entries are compared.
+ *
+ * @param id the node id, 1-255 UTF-8 bytes
+ * @param host the host name or address peers connect to, 1-255 UTF-8 bytes
+ * @param port the peer port, 1-65535
+ */
+public record MemberEndpoint(String id, String host, int port) implements RaftEndpoint {
+  /** The longest id or host, in UTF-8 bytes, that the peer codec carries. */
+  public static final int MAX_TEXT_BYTES = 255;
+
+  /**
+   * Checks the parts.
+   *
+   * @throws IllegalArgumentException naming the part that is empty, too long or out of range
+   */
+  public MemberEndpoint {
+    checkText("id", id);
+    checkText("host", host);
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("port: " + port + " is outside 1..65535");
+    }
+  }
+
+  /** The node id: what MicroRaft reports and logs as this member. */
+  @Override
+  public Object getId() {
+    return id;
+  }
+
+  /** Where to connect to this member; unresolved, so that building it never blocks on DNS. */
+  public InetSocketAddress address() {
+    return InetSocketAddress.createUnresolved(host, port);
+  }
+
+  private static void checkText(String part, String text) {
+    int bytes = text.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes == 0 || bytes > MAX_TEXT_BYTES) {
+      throw new IllegalArgumentException(
+          part + ": must be 1-" + MAX_TEXT_BYTES + " UTF-8 bytes, not " + bytes);
+    }
+  }
+}

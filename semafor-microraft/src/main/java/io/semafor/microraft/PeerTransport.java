@@ -1,0 +1,224 @@
+package io.semafor.microraft;
+
+import io.microraft.RaftEndpoint;
+import io.microraft.model.message.RaftMessage;
+import io.microraft.transport.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MicroRaft's {@link Transport} over TCP on a {@link NodeLoop}: one outgoing connection per peer
+ * for what this member sends, and a listening port for what peers send, each message one frame (a
+ * 4-byte length, then {@link PeerCodec}'s bytes).
+ *
+ * <p>Sending never waits and never buffers without bound, as MicroRaft expects of a transport (its
+ * messages may be lost; Raft sends again): a message to a peer not connected yet starts a
+ * connection (at most one attempt per 100 ms per peer) and is dropped; a message to a peer whose
+ * connection holds more than 8 MiB unwritten (a peer that does not read) is dropped. A frame that
+ * is not a message ({@link MalformedPeerMessageException}) or longer than the limit closes the
+ * connection it came on and reaches nothing.
+ *
+ * <p>{@link #send} and {@link #isReachable} are called by the node on its loop; the other methods
+ * from any thread.
+ */
+public final class PeerTransport implements Transport, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PeerTransport.class);
+
+  /** The longest frame read or sent: a batch of entries, or a snapshot chunk. */
+  public static final int MAX_FRAME_BYTES = 64 << 20;
+
+  private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  private static final WriteBufferWaterMark UNWRITTEN = new WriteBufferWaterMark(4 << 20, 8 << 20);
+
+  private final NodeLoop loop;
+  private final PeerCodec codec = new PeerCodec();
+  private final Channel server;
+  private volatile Consumer<RaftMessage> receiver = m -> {};
+
+  /** Outgoing connections by peer, and when each was last dialled; touched only on the loop. */
+  private final Map<MemberEndpoint, Channel> links = new HashMap<>();
+
+  private final Map<MemberEndpoint, Long> dialled = new HashMap<>();
+
+  private final AtomicLong droppedUnconnected = new AtomicLong();
+  private final AtomicLong droppedUnwritable = new AtomicLong();
+  private final AtomicLong malformed = new AtomicLong();
+
+  /**
+   * Listens on {@code self}'s host and port, on {@code loop}. Messages received before {@link
+   * #deliverTo} are dropped.
+   *
+   * @throws io.netty.channel.ChannelException if the port cannot be bound
+   */
+  public PeerTransport(MemberEndpoint self, NodeLoop loop) {
+    this.loop = loop;
+    this.server =
+        new ServerBootstrap()
+            .group(loop.eventLoop())
+            .channel(loop.serverChannel())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4))
+                        .addLast(new Inbound());
+                  }
+                })
+            .bind(new InetSocketAddress(self.host(), self.port()))
+            .syncUninterruptibly()
+            .channel();
+  }
+
+  /** Where received messages go from now on: the node's {@code handle}, called on the loop. */
+  public void deliverTo(Consumer<RaftMessage> receiver) {
+    this.receiver = receiver;
+  }
+
+  @Override
+  @SuppressWarnings("FutureReturnValueIgnored") // a void promise: a failed write closes the link
+  public void send(RaftEndpoint target, RaftMessage message) {
+    Channel link = linkTo((MemberEndpoint) target);
+    if (link == null) {
+      droppedUnconnected.incrementAndGet();
+      return;
+    }
+    if (!link.isWritable()) {
+      droppedUnwritable.incrementAndGet();
+      return;
+    }
+    ByteBuf frame = link.alloc().ioBuffer();
+    try {
+      frame.writeInt(0);
+      codec.write(message, frame);
+      frame.setInt(0, frame.readableBytes() - 4);
+    } catch (RuntimeException e) {
+      frame.release();
+      throw e;
+    }
+    link.writeAndFlush(frame, link.voidPromise());
+  }
+
+  @Override
+  public boolean isReachable(RaftEndpoint endpoint) {
+    Channel link = links.get(endpoint);
+    return link != null && link.isActive();
+  }
+
+  /** Messages dropped because their peer was not connected. */
+  public long droppedUnconnected() {
+    return droppedUnconnected.get();
+  }
+
+  /** Messages dropped because their peer's connection held too much unwritten. */
+  public long droppedUnwritable() {
+    return droppedUnwritable.get();
+  }
+
+  /** Connections closed for a frame that was not a message. */
+  public long malformedFrames() {
+    return malformed.get();
+  }
+
+  /** Stops listening and closes every connection; waits at most 5 s unless called on the loop. */
+  @Override
+  public void close() {
+    if (loop.inLoop()) {
+      closeAll();
+      return;
+    }
+    server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    loop.eventLoop().submit(this::closeAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+  private void closeAll() {
+    server.close();
+    links.values().forEach(Channel::close);
+    links.clear();
+  }
+
+  /** The connection to {@code peer} if it is up; else dials it, unless dialled just now. */
+  private @Nullable Channel linkTo(MemberEndpoint peer) {
+    Channel link = links.get(peer);
+    if (link != null && link.isActive()) {
+      return link;
+    }
+    if (link != null && link.isOpen()) {
+      return null; // still connecting
+    }
+    long now = System.nanoTime();
+    Long last = dialled.get(peer);
+    if (last == null || now - last >= REDIAL_NANOS) {
+      dialled.put(peer, now);
+      links.put(peer, dial(peer));
+    }
+    return null;
+  }
+
+  private Channel dial(MemberEndpoint peer) {
+    return new Bootstrap()
+        .group(loop.eventLoop())
+        .channel(loop.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1_000)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, UNWRITTEN)
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                // the frames one loop turn writes to a peer go out in one flush, without a hop
+                ch.pipeline().addLast(new FlushConsolidationHandler(256, true));
+              }
+            })
+        .connect(new InetSocketAddress(peer.host(), peer.port()))
+        .channel();
+  }
+
+  private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {
+    @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+      RaftMessage message;
+      try {
+        message = codec.read(frame);
+      } catch (MalformedPeerMessageException e) {
+        malformed.incrementAndGet();
+        log.warn(
+            "closing peer connection from {}: {}", ctx.channel().remoteAddress(), e.getMessage());
+        ctx.close();
+        return;
+      }
+      receiver.accept(message);
+    }
+
+    @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // a frame over the limit, or the connection reset: either way this connection is done
+      log.debug(
+          "closing peer connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+      ctx.close();
+    }
+  }
+}
