@@ -58,6 +58,12 @@ public final class PeerCodec {
   /** Members in one list at most: Raft groups have a handful; this bounds a hostile count. */
   public static final int MAX_MEMBERS = 64;
 
+  /**
+   * Chunks in one snapshot at most. MicroRaft keeps a set entry per chunk it still expects, so an
+   * unbounded count from a peer would be an allocation of the peer's choosing.
+   */
+  public static final int MAX_SNAPSHOT_CHUNKS = 1 << 16;
+
   private static final RaftModelFactory MODEL = new DefaultRaftModelFactory();
 
   /**
@@ -167,7 +173,7 @@ public final class PeerCodec {
     byte type = in.readByte();
     String group = text(in);
     RaftEndpoint sender = endpoint(in);
-    int term = in.readInt();
+    int term = nonNegative(in.readInt(), "term");
     switch (type) {
       case APPEND_REQUEST -> {
         var b =
@@ -176,11 +182,12 @@ public final class PeerCodec {
                 .setGroupId(group)
                 .setSender(sender)
                 .setTerm(term)
-                .setPreviousLogTerm(in.readInt())
-                .setPreviousLogIndex(in.readLong())
-                .setCommitIndex(in.readLong())
-                .setQuerySequenceNumber(in.readLong())
-                .setFlowControlSequenceNumber(in.readLong());
+                .setPreviousLogTerm(nonNegative(in.readInt(), "PreviousLogTerm"))
+                .setPreviousLogIndex(nonNegative(in.readLong(), "PreviousLogIndex"))
+                .setCommitIndex(nonNegative(in.readLong(), "CommitIndex"))
+                .setQuerySequenceNumber(nonNegative(in.readLong(), "QuerySequenceNumber"))
+                .setFlowControlSequenceNumber(
+                    nonNegative(in.readLong(), "FlowControlSequenceNumber"));
         // an entry is at least 13 bytes: index, term, operation kind
         int n = count(in, in.readableBytes() / 13, "entries");
         List<LogEntry> entries = new ArrayList<>(n);
@@ -188,8 +195,8 @@ public final class PeerCodec {
           entries.add(
               MODEL
                   .createLogEntryBuilder()
-                  .setIndex(in.readLong())
-                  .setTerm(in.readInt())
+                  .setIndex(nonNegative(in.readLong(), "Index"))
+                  .setTerm(nonNegative(in.readInt(), "Term"))
                   .setOperation(operation(in))
                   .build());
         }
@@ -201,9 +208,9 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setLastLogIndex(in.readLong())
-            .setQuerySequenceNumber(in.readLong())
-            .setFlowControlSequenceNumber(in.readLong())
+            .setLastLogIndex(nonNegative(in.readLong(), "LastLogIndex"))
+            .setQuerySequenceNumber(nonNegative(in.readLong(), "QuerySequenceNumber"))
+            .setFlowControlSequenceNumber(nonNegative(in.readLong(), "FlowControlSequenceNumber"))
             .build();
       }
       case APPEND_FAILURE -> {
@@ -212,9 +219,9 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setExpectedNextIndex(in.readLong())
-            .setQuerySequenceNumber(in.readLong())
-            .setFlowControlSequenceNumber(in.readLong())
+            .setExpectedNextIndex(nonNegative(in.readLong(), "ExpectedNextIndex"))
+            .setQuerySequenceNumber(nonNegative(in.readLong(), "QuerySequenceNumber"))
+            .setFlowControlSequenceNumber(nonNegative(in.readLong(), "FlowControlSequenceNumber"))
             .build();
       }
       case PRE_VOTE_REQUEST -> {
@@ -223,8 +230,8 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setLastLogTerm(in.readInt())
-            .setLastLogIndex(in.readLong())
+            .setLastLogTerm(nonNegative(in.readInt(), "LastLogTerm"))
+            .setLastLogIndex(nonNegative(in.readLong(), "LastLogIndex"))
             .build();
       }
       case PRE_VOTE_RESPONSE -> {
@@ -242,8 +249,8 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setLastLogTerm(in.readInt())
-            .setLastLogIndex(in.readLong())
+            .setLastLogTerm(nonNegative(in.readInt(), "LastLogTerm"))
+            .setLastLogIndex(nonNegative(in.readLong(), "LastLogIndex"))
             .setSticky(in.readBoolean())
             .build();
       }
@@ -262,8 +269,8 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setLastLogTerm(in.readInt())
-            .setLastLogIndex(in.readLong())
+            .setLastLogTerm(nonNegative(in.readInt(), "LastLogTerm"))
+            .setLastLogIndex(nonNegative(in.readLong(), "LastLogIndex"))
             .build();
       }
       case SNAPSHOT_REQUEST -> {
@@ -274,27 +281,27 @@ public final class PeerCodec {
                 .setSender(sender)
                 .setTerm(term)
                 .setSenderLeader(in.readBoolean())
-                .setSnapshotTerm(in.readInt())
-                .setSnapshotIndex(in.readLong())
-                .setTotalSnapshotChunkCount(in.readInt());
+                .setSnapshotTerm(nonNegative(in.readInt(), "SnapshotTerm"))
+                .setSnapshotIndex(nonNegative(in.readLong(), "SnapshotIndex"))
+                .setTotalSnapshotChunkCount(count(in, MAX_SNAPSHOT_CHUNKS, "snapshot chunks"));
         SnapshotChunk chunk = null;
         if (in.readBoolean()) {
           chunk =
               MODEL
                   .createSnapshotChunkBuilder()
-                  .setIndex(in.readLong())
-                  .setTerm(in.readInt())
+                  .setIndex(nonNegative(in.readLong(), "Index"))
+                  .setTerm(nonNegative(in.readInt(), "Term"))
                   .setOperation(bytes(in))
-                  .setSnapshotChunkIndex(in.readInt())
-                  .setSnapshotChunkCount(in.readInt())
+                  .setSnapshotChunkIndex(nonNegative(in.readInt(), "SnapshotChunkIndex"))
+                  .setSnapshotChunkCount(count(in, MAX_SNAPSHOT_CHUNKS, "snapshot chunks"))
                   .setGroupMembersView(membersView(in))
                   .build();
         }
         return b.setSnapshotChunk(chunk)
             .setSnapshottedMembers(endpoints(in))
             .setGroupMembersView(membersView(in))
-            .setQuerySequenceNumber(in.readLong())
-            .setFlowControlSequenceNumber(in.readLong())
+            .setQuerySequenceNumber(nonNegative(in.readLong(), "QuerySequenceNumber"))
+            .setFlowControlSequenceNumber(nonNegative(in.readLong(), "FlowControlSequenceNumber"))
             .build();
       }
       case SNAPSHOT_RESPONSE -> {
@@ -303,10 +310,11 @@ public final class PeerCodec {
             .setGroupId(group)
             .setSender(sender)
             .setTerm(term)
-            .setSnapshotIndex(in.readLong())
-            .setRequestedSnapshotChunkIndex(in.readInt())
-            .setQuerySequenceNumber(in.readLong())
-            .setFlowControlSequenceNumber(in.readLong())
+            .setSnapshotIndex(nonNegative(in.readLong(), "SnapshotIndex"))
+            .setRequestedSnapshotChunkIndex(
+                nonNegative(in.readInt(), "RequestedSnapshotChunkIndex"))
+            .setQuerySequenceNumber(nonNegative(in.readLong(), "QuerySequenceNumber"))
+            .setFlowControlSequenceNumber(nonNegative(in.readLong(), "FlowControlSequenceNumber"))
             .build();
       }
       default -> throw new MalformedPeerMessageException("unknown message type " + type);
@@ -414,13 +422,17 @@ public final class PeerCodec {
   private static RaftGroupMembersView membersView(ByteBuf in) {
     return MODEL
         .createRaftGroupMembersViewBuilder()
-        .setLogIndex(in.readLong())
+        .setLogIndex(nonNegative(in.readLong(), "LogIndex"))
         .setMembers(endpoints(in))
         .setVotingMembers(endpoints(in))
         .build();
   }
 
   private static void endpoints(ByteBuf out, Collection<RaftEndpoint> endpoints) {
+    if (endpoints.size() > MAX_MEMBERS) {
+      throw new IllegalArgumentException(
+          endpoints.size() + " members: a reader takes at most " + MAX_MEMBERS);
+    }
     out.writeInt(endpoints.size());
     for (RaftEndpoint e : endpoints) {
       endpoint(out, e);
@@ -467,6 +479,20 @@ public final class PeerCodec {
     String s = in.toString(in.readerIndex(), n, StandardCharsets.UTF_8);
     in.skipBytes(n);
     return s;
+  }
+
+  private static int nonNegative(int value, String what) {
+    if (value < 0) {
+      throw new MalformedPeerMessageException(what + " is negative: " + value);
+    }
+    return value;
+  }
+
+  private static long nonNegative(long value, String what) {
+    if (value < 0) {
+      throw new MalformedPeerMessageException(what + " is negative: " + value);
+    }
+    return value;
   }
 
   /** A count read from the frame, checked against {@code most} before anything is allocated. */

@@ -12,12 +12,20 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.NetUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -33,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * <p>Sending never waits and never buffers without bound, as MicroRaft expects of a transport (its
  * messages may be lost; Raft sends again): a message to a peer not connected yet starts a
  * connection (at most one attempt per 100 ms per peer) and is dropped; a message to a peer whose
- * connection holds more than 8 MiB unwritten (a peer that does not read) is dropped. A frame that
- * is not a message ({@link MalformedPeerMessageException}) or longer than the limit closes the
- * connection it came on and reaches nothing.
+ * connection holds more than 8 MiB unwritten (a peer that does not read) is dropped, and so is a
+ * message longer than the frame limit. A frame that is not a message ({@link
+ * MalformedPeerMessageException}) or longer than the limit closes the connection it came on and
+ * reaches nothing.
  *
  * <p>{@link #send} and {@link #isReachable} are called by the node on its loop; the other methods
  * from any thread.
@@ -47,6 +56,11 @@ public final class PeerTransport implements Transport, AutoCloseable {
   public static final int MAX_FRAME_BYTES = 64 << 20;
 
   private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** Where host names are looked up: one daemon thread for every transport in the JVM. */
+  private static final ExecutorService LOOKUPS =
+      Executors.newSingleThreadExecutor(new DefaultThreadFactory("peer-lookups", true));
+
   private static final WriteBufferWaterMark UNWRITTEN = new WriteBufferWaterMark(4 << 20, 8 << 20);
 
   private final NodeLoop loop;
@@ -59,7 +73,13 @@ public final class PeerTransport implements Transport, AutoCloseable {
 
   private final Map<MemberEndpoint, Long> dialled = new HashMap<>();
 
+  /** Connections peers opened to this member, closed with it. */
+  private final ChannelGroup inbound;
+
+  private volatile boolean closed;
+
   private final AtomicLong droppedUnconnected = new AtomicLong();
+  private final AtomicLong droppedOversized = new AtomicLong();
   private final AtomicLong droppedUnwritable = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
 
@@ -71,6 +91,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
    */
   public PeerTransport(MemberEndpoint self, NodeLoop loop) {
     this.loop = loop;
+    this.inbound = new DefaultChannelGroup("peers of " + self.id(), loop.eventLoop());
     this.server =
         new ServerBootstrap()
             .group(loop.eventLoop())
@@ -80,6 +101,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    inbound.add(ch);
                     ch.pipeline()
                         .addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4))
                         .addLast(new Inbound());
@@ -116,6 +138,19 @@ public final class PeerTransport implements Transport, AutoCloseable {
       frame.release();
       throw e;
     }
+    if (frame.readableBytes() - 4 > MAX_FRAME_BYTES) {
+      // the peer would close the connection on it, and Raft would send it again and again
+      int bytes = frame.readableBytes();
+      frame.release();
+      droppedOversized.incrementAndGet();
+      log.warn(
+          "dropped a {} to {}: {} bytes, over the {}-byte frame limit",
+          message.getClass().getSimpleName(),
+          target.getId(),
+          bytes,
+          MAX_FRAME_BYTES);
+      return;
+    }
     link.writeAndFlush(frame, link.voidPromise());
   }
 
@@ -135,30 +170,55 @@ public final class PeerTransport implements Transport, AutoCloseable {
     return droppedUnwritable.get();
   }
 
+  /**
+   * Messages dropped because they were longer than {@link #MAX_FRAME_BYTES}: a sign that the node's
+   * batch size times its largest entry is set too high.
+   */
+  public long droppedOversized() {
+    return droppedOversized.get();
+  }
+
   /** Connections closed for a frame that was not a message. */
   public long malformedFrames() {
     return malformed.get();
   }
 
-  /** Stops listening and closes every connection; waits at most 5 s unless called on the loop. */
+  /**
+   * Stops listening and closes every connection; waits at most 5 s unless called on the loop. A
+   * second call does nothing.
+   */
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     if (loop.inLoop()) {
       closeAll();
       return;
     }
     server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    loop.eventLoop().submit(this::closeAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    try {
+      loop.eventLoop().submit(this::closeAll).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    } catch (RejectedExecutionException e) {
+      // the loop is already stopped, and its channels with it
+    }
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
   private void closeAll() {
     server.close();
+    inbound.close();
     links.values().forEach(Channel::close);
     links.clear();
   }
 
-  /** The connection to {@code peer} if it is up; else dials it, unless dialled just now. */
+  /**
+   * The connection to {@code peer} if it is up; else dials it, unless dialled just now. A host
+   * given by name is looked up on a thread of its own, never on the loop, whose every pause is a
+   * pause of Raft's heartbeats.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the lookup's outcome is handled in its stage
   private @Nullable Channel linkTo(MemberEndpoint peer) {
     Channel link = links.get(peer);
     if (link != null && link.isActive()) {
@@ -169,14 +229,27 @@ public final class PeerTransport implements Transport, AutoCloseable {
     }
     long now = System.nanoTime();
     Long last = dialled.get(peer);
-    if (last == null || now - last >= REDIAL_NANOS) {
+    if (!closed && (last == null || now - last >= REDIAL_NANOS)) {
       dialled.put(peer, now);
-      links.put(peer, dial(peer));
+      links.remove(peer);
+      if (NetUtil.isValidIpV4Address(peer.host()) || NetUtil.isValidIpV6Address(peer.host())) {
+        links.put(peer, dial(new InetSocketAddress(peer.host(), peer.port())));
+      } else {
+        CompletableFuture.supplyAsync(
+                () -> new InetSocketAddress(peer.host(), peer.port()), LOOKUPS)
+            .thenAcceptAsync(
+                address -> {
+                  if (!closed && !address.isUnresolved() && !links.containsKey(peer)) {
+                    links.put(peer, dial(address));
+                  }
+                },
+                loop.eventLoop());
+      }
     }
     return null;
   }
 
-  private Channel dial(MemberEndpoint peer) {
+  private Channel dial(InetSocketAddress address) {
     return new Bootstrap()
         .group(loop.eventLoop())
         .channel(loop.socketChannel())
@@ -191,7 +264,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
                 ch.pipeline().addLast(new FlushConsolidationHandler(256, true));
               }
             })
-        .connect(new InetSocketAddress(peer.host(), peer.port()))
+        .connect(address)
         .channel();
   }
 

@@ -35,10 +35,37 @@ class PeerCodecTest {
 
     RaftMessage read = codec.read(Unpooled.wrappedBuffer(written));
 
-    assertThat(read.getClass()).isEqualTo(message.getClass());
-    assertThat(read.getTerm()).isEqualTo(message.getTerm());
-    assertThat(read.getSender()).isEqualTo(message.getSender());
+    assertThat(read).usingRecursiveComparison().isEqualTo(message);
     assertThat(bytesOf(read)).isEqualTo(written);
+  }
+
+  @Property(tries = 1000)
+  void aValidMessageWithAnyByteChangedEitherReadsOrIsRefusedAsMalformed(
+      @ForAll("messages") RaftMessage message,
+      @ForAll("fractions") double where,
+      @ForAll byte value) {
+    byte[] bytes = bytesOf(message);
+    bytes[Math.min(bytes.length - 1, (int) (bytes.length * where))] = value;
+
+    try {
+      assertThat(codec.read(Unpooled.wrappedBuffer(bytes))).isNotNull();
+    } catch (MalformedPeerMessageException e) {
+      assertThat(e.getMessage()).isNotBlank();
+    }
+  }
+
+  @Test
+  void aNegativeTermIsRefusedAsMalformed() {
+    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700);
+    ByteBuf frame =
+        Unpooled.wrappedBuffer(
+            bytesOf(
+                MODEL.createVoteResponseBuilder().setGroupId("g").setSender(a).setTerm(3).build()));
+    frame.setInt(frame.writerIndex() - 5, -1); // the term, just before the granted flag
+
+    assertThatThrownBy(() -> codec.read(frame))
+        .isInstanceOf(MalformedPeerMessageException.class)
+        .hasMessageContaining("term is negative");
   }
 
   @Test
@@ -280,22 +307,21 @@ class PeerCodecTest {
                         .setLastLogIndex(li)
                         .build()),
         Combinators.combine(
-                group,
-                member,
-                term,
+                Combinators.combine(group, member, term, term, flag).as(List::<Object>of),
                 index,
                 flag,
                 Arbitraries.bytes().array(byte[].class).ofMaxSize(64),
-                views(member))
+                views(member),
+                member.list().ofMaxSize(5))
             .as(
-                (g, s, t, i, withChunk, data, view) ->
+                (head, i, withChunk, data, view, snapshotted) ->
                     MODEL
                         .createInstallSnapshotRequestBuilder()
-                        .setGroupId(g)
-                        .setSender(s)
-                        .setTerm(t)
-                        .setSenderLeader(withChunk)
-                        .setSnapshotTerm(t)
+                        .setGroupId((String) head.get(0))
+                        .setSender((MemberEndpoint) head.get(1))
+                        .setTerm((Integer) head.get(2))
+                        .setSenderLeader((Boolean) head.get(4))
+                        .setSnapshotTerm((Integer) head.get(3))
                         .setSnapshotIndex(i)
                         .setTotalSnapshotChunkCount(3)
                         .setSnapshotChunk(
@@ -303,14 +329,14 @@ class PeerCodecTest {
                                 ? MODEL
                                     .createSnapshotChunkBuilder()
                                     .setIndex(i)
-                                    .setTerm(t)
+                                    .setTerm((Integer) head.get(3))
                                     .setOperation(data)
                                     .setSnapshotChunkIndex(1)
                                     .setSnapshotChunkCount(3)
                                     .setGroupMembersView(view)
                                     .build()
                                 : null)
-                        .setSnapshottedMembers(view.getMembers())
+                        .setSnapshottedMembers(new ArrayList<RaftEndpoint>(snapshotted))
                         .setGroupMembersView(view)
                         .setQuerySequenceNumber(5)
                         .setFlowControlSequenceNumber(6)

@@ -3,6 +3,7 @@ package io.semafor.bench.gate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,9 @@ final class GateLoad {
       StringBuilder cpu = new StringBuilder();
       StringBuilder wakes = new StringBuilder();
       long cpuTotal = 0;
+      int ended = 0;
       for (ProcessCounters p : perMember) {
+        ended += p.threadsEnded();
         cpu.append(cpu.length() == 0 ? "" : " / ")
             .append(Math.round(p.cpuNanos() / perEntry / 1e3));
         wakes
@@ -42,7 +45,7 @@ final class GateLoad {
         cpuTotal += p.cpuNanos();
       }
       return String.format(
-          "| %s | %d | %,.0f | %,.0f | %.1f | %,d / %,d | %s (total %,d) | %s | %d |",
+          "| %s | %d | %,.0f | %,.0f | %.1f | %,d / %,d | %s (total %,d) | %s | %d | %d |",
           impl,
           clients,
           commands / seconds,
@@ -53,14 +56,15 @@ final class GateLoad {
           cpu,
           Math.round(cpuTotal / perEntry / 1e3),
           wakes,
-          refused);
+          refused,
+          ended);
     }
   }
 
   static final String HEADER =
       "| impl | clients | commands/s | entries/s | commands/entry | latency p50 / p99 µs"
           + " | CPU µs per entry, leader / followers | wake-ups per entry, leader / followers"
-          + " | refused |\n|---|---|---|---|---|---|---|---|---|";
+          + " | refused | threads ended in the window |\n|---|---|---|---|---|---|---|---|---|---|";
 
   private final String impl;
   private final GateReplica replica;
@@ -116,7 +120,7 @@ final class GateLoad {
         });
     Thread.sleep(warmup.toMillis());
     long[] window = new long[2];
-    List<ProcessCounters> before = new ArrayList<>();
+    List<Map<Long, long[]>> before = new ArrayList<>();
     submitAndWait(
         clientThread,
         () -> {
@@ -125,12 +129,12 @@ final class GateLoad {
         });
     long firstIndex = replica.commitIndex();
     for (long pid : pids) {
-      before.add(ProcessCounters.of(pid));
+      before.add(ProcessCounters.threadsOf(pid));
     }
     Thread.sleep(measure.toMillis());
     List<ProcessCounters> used = new ArrayList<>();
     for (int i = 0; i < pids.size(); i++) {
-      used.add(ProcessCounters.of(pids.get(i)).minus(before.get(i)));
+      used.add(ProcessCounters.between(before.get(i), ProcessCounters.threadsOf(pids.get(i))));
     }
     long lastIndex = replica.commitIndex();
     Histogram copy = new Histogram(latency.getHighestTrackableValue(), 3);

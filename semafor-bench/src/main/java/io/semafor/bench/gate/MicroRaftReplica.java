@@ -129,11 +129,14 @@ final class MicroRaftReplica implements GateReplica {
       node.replicate(payload)
           .whenComplete(
               (result, failure) -> {
-                for (Committed c : batch) {
-                  c.done(failure == null);
+                try {
+                  for (Committed c : batch) {
+                    c.done(failure == null);
+                  }
+                } finally {
+                  inFlight.decrementAndGet();
+                  trySend();
                 }
-                inFlight.decrementAndGet();
-                trySend();
               });
     }
   }
@@ -143,7 +146,7 @@ final class MicroRaftReplica implements GateReplica {
     try {
       return node.getReport().get(5, TimeUnit.SECONDS).getResult().getLog().getCommitIndex();
     } catch (Exception e) {
-      return -1;
+      throw new IllegalStateException("no report from the MicroRaft node", e);
     }
   }
 

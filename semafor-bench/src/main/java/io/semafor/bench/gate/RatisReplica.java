@@ -95,8 +95,10 @@ final class RatisReplica implements GateReplica {
 
   @Override
   public long commitIndex() {
-    Object index = replicator.status().get("commitIndex");
-    return index instanceof Number n ? n.longValue() : 0;
+    if (!(replicator.status().get("commitIndex") instanceof Number index)) {
+      throw new IllegalStateException("the replicator's status has no commit index");
+    }
+    return index.longValue();
   }
 
   @Override
