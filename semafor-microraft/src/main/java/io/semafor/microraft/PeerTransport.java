@@ -7,7 +7,9 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -17,11 +19,15 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +61,9 @@ public final class PeerTransport implements Transport, AutoCloseable {
   /** The longest frame read or sent: a batch of entries, or a snapshot chunk. */
   public static final int MAX_FRAME_BYTES = 64 << 20;
 
+  private static final AttributeKey<MemberEndpoint> SENDER =
+      AttributeKey.valueOf("semafor.peer.sender");
+
   private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /** Where host names are looked up: one daemon thread for every transport in the JVM. */
@@ -77,6 +86,12 @@ public final class PeerTransport implements Transport, AutoCloseable {
   private final ChannelGroup inbound;
 
   private volatile boolean closed;
+
+  /** Peers being probed now, so that one peer's several closing connections probe it once. */
+  private final Set<MemberEndpoint> probing = new HashSet<>();
+
+  private volatile Consumer<MemberEndpoint> peerGone = peer -> {};
+  private final AtomicLong peersGone = new AtomicLong();
 
   private final AtomicLong droppedUnconnected = new AtomicLong();
   private final AtomicLong droppedOversized = new AtomicLong();
@@ -249,6 +264,48 @@ public final class PeerTransport implements Transport, AutoCloseable {
     return null;
   }
 
+  /** Where {@link #probe} reports a peer whose port refuses connections. */
+  public void onPeerGone(Consumer<MemberEndpoint> listener) {
+    this.peerGone = listener;
+  }
+
+  /**
+   * After a peer's connection to this member closed: dials it once, and if its port refuses the
+   * connection (its process is gone: the kernel answers for a port nobody listens on), tells the
+   * {@link #onPeerGone} listener at once, on the loop. A peer that answers, or that cannot be
+   * reached at all (a partition, where nothing answers), is left to Raft's own timeouts. Only host
+   * addresses given as IP literals are probed, so the loop never waits on a name lookup.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the listener handles every outcome
+  private void probe(MemberEndpoint peer) {
+    if (closed
+        || !(NetUtil.isValidIpV4Address(peer.host()) || NetUtil.isValidIpV6Address(peer.host()))
+        || !probing.add(peer)) {
+      return;
+    }
+    new Bootstrap()
+        .group(loop.eventLoop())
+        .channel(loop.socketChannel())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1_000)
+        .handler(new ChannelInboundHandlerAdapter())
+        .connect(new InetSocketAddress(peer.host(), peer.port()))
+        .addListener(
+            (ChannelFuture attempt) -> {
+              probing.remove(peer);
+              if (attempt.isSuccess()) {
+                attempt.channel().close();
+              } else if (attempt.cause() instanceof ConnectException && !closed) {
+                peersGone.incrementAndGet();
+                peerGone.accept(peer);
+              }
+            });
+  }
+
+  /** Peers reported gone by {@link #probe}. */
+  public long peersGone() {
+    return peersGone.get();
+  }
+
   private Channel dial(InetSocketAddress address) {
     return new Bootstrap()
         .group(loop.eventLoop())
@@ -282,7 +339,19 @@ public final class PeerTransport implements Transport, AutoCloseable {
         ctx.close();
         return;
       }
+      if (message.getSender() instanceof MemberEndpoint sender) {
+        ctx.channel().attr(SENDER).set(sender);
+      }
       receiver.accept(message);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      MemberEndpoint sender = ctx.channel().attr(SENDER).get();
+      if (sender != null) {
+        probe(sender);
+      }
+      ctx.fireChannelInactive();
     }
 
     @Override

@@ -81,6 +81,30 @@ class PeerTransportTest {
   }
 
   @Test
+  void aLeaderWhoseProcessIsGoneIsReportedByTheFollowersItWasSendingTo() {
+    List<MemberEndpoint> group = endpoints(3);
+    group.forEach(e -> start(e, group));
+    Member leader = awaitLeader(started);
+    leader.node.replicate(ByteBuffer.allocate(4).putInt(0).array()).orTimeout(10, SECONDS).join();
+    List<Member> followers = new ArrayList<>(started);
+    followers.remove(leader);
+    java.util.Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    followers.forEach(
+        f -> f.transport.onPeerGone(gone -> reported.add(f.endpoint.id() + " lost " + gone.id())));
+
+    leader.stop(); // its port closes with its connections, as a killed process's do
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(reported)
+                    .containsExactlyInAnyOrder(
+                        followers.get(0).endpoint.id() + " lost " + leader.endpoint.id(),
+                        followers.get(1).endpoint.id() + " lost " + leader.endpoint.id()));
+  }
+
+  @Test
   void aFrameThatIsNotAMessageClosesItsConnectionAndChangesNothing() throws IOException {
     List<MemberEndpoint> group = endpoints(3);
     group.forEach(e -> start(e, group));

@@ -3,6 +3,9 @@ package io.semafor.bench.gate;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
+import io.microraft.model.RaftModelFactory;
+import io.microraft.model.impl.DefaultRaftModelFactory;
+import io.microraft.report.RaftNodeReport;
 import io.microraft.statemachine.StateMachine;
 import io.semafor.microraft.MemberEndpoint;
 import io.semafor.microraft.NodeLoop;
@@ -26,21 +29,36 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>
  * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.gate.MicroRaftFailover \
- *     [--trials 30] [--heartbeat-period-secs 1] [--heartbeat-timeout-secs 2]
+ *     [--trials 30] [--heartbeat-period-secs 1] [--heartbeat-timeout-secs 2] [--probe]
+ *     [--stagger-ms 0]
  * </pre>
+ *
+ * <p>With {@code --probe}, a follower whose leader's connection closes and whose leader's port then
+ * refuses connections ({@link PeerTransport#onPeerGone}) starts an election: the first of the
+ * remaining members by id at once, each next one {@code --stagger-ms} later (0: all at once). It
+ * hands its own node the {@code TriggerLeaderElectionRequest} that a leader sends when it transfers
+ * leadership, in the gone leader's name, with the follower's own term and last entry (MicroRaft has
+ * no other call that starts an election). The experiment of decision 0043, not a replicator's
+ * design.
  */
 public final class MicroRaftFailover {
+  private static final RaftModelFactory MODEL = new DefaultRaftModelFactory();
+
   private MicroRaftFailover() {}
 
   public static void main(String[] args) throws Exception {
     int trials = 30;
     long period = 1;
     long timeout = 2;
+    boolean probe = false;
+    long stagger = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--trials" -> trials = Integer.parseInt(args[++i]);
         case "--heartbeat-period-secs" -> period = Long.parseLong(args[++i]);
         case "--heartbeat-timeout-secs" -> timeout = Long.parseLong(args[++i]);
+        case "--probe" -> probe = true;
+        case "--stagger-ms" -> stagger = Long.parseLong(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -53,7 +71,7 @@ public final class MicroRaftFailover {
     Histogram millis = new Histogram(3);
     List<Long> all = new ArrayList<>();
     for (int t = 0; t < trials; t++) {
-      List<Member> group = startGroup(config);
+      List<Member> group = startGroup(config, probe, stagger);
       try {
         Member leader = awaitLeader(group, 20_000);
         leader.node.replicate(new byte[8]).get(10, TimeUnit.SECONDS);
@@ -90,11 +108,12 @@ public final class MicroRaftFailover {
       }
     }
     System.out.printf(
-        "MicroRaft failover over %d trials (heartbeat %d s, timeout %d s): p50 %d ms, p95 %d ms,"
+        "MicroRaft failover over %d trials (heartbeat %d s, timeout %d s%s): p50 %d ms, p95 %d ms,"
             + " max %d ms%n",
         all.size(),
         period,
         timeout,
+        probe ? ", probing a closed leader" : "",
         millis.getValueAtPercentile(50),
         millis.getValueAtPercentile(95),
         millis.getMaxValue());
@@ -102,7 +121,8 @@ public final class MicroRaftFailover {
     System.exit(0);
   }
 
-  private static List<Member> startGroup(RaftConfig config) throws IOException {
+  private static List<Member> startGroup(RaftConfig config, boolean probe, long stagger)
+      throws IOException {
     List<MemberEndpoint> endpoints = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -124,10 +144,51 @@ public final class MicroRaftFailover {
               .setStateMachine(new Nothing())
               .build();
       transport.deliverTo(node::handle);
+      if (probe) {
+        transport.onPeerGone(gone -> electAfter(node, loop, self, gone, endpoints, stagger));
+      }
       node.start().join();
       group.add(new Member(self, loop, transport, node));
     }
     return group;
+  }
+
+  /** Starts an election if {@code gone} still leads, after a delay by this member's rank. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the report's stage does everything
+  private static void electAfter(
+      RaftNode node,
+      NodeLoop loop,
+      MemberEndpoint self,
+      MemberEndpoint gone,
+      List<MemberEndpoint> endpoints,
+      long staggerMillis) {
+    long rank =
+        endpoints.stream()
+            .filter(e -> !e.equals(gone))
+            .sorted(java.util.Comparator.comparing(MemberEndpoint::id))
+            .takeWhile(e -> !e.equals(self))
+            .count();
+    loop.schedule(
+        () ->
+            node.getReport()
+                .thenAccept(
+                    ordered -> {
+                      RaftNodeReport report = ordered.getResult();
+                      if (!gone.equals(report.getTerm().getLeaderEndpoint())) {
+                        return; // someone else leads already
+                      }
+                      node.handle(
+                          MODEL
+                              .createTriggerLeaderElectionRequestBuilder()
+                              .setGroupId(node.getGroupId())
+                              .setSender(gone)
+                              .setTerm(report.getTerm().getTerm())
+                              .setLastLogTerm(report.getLog().getLastLogOrSnapshotTerm())
+                              .setLastLogIndex(report.getLog().getLastLogOrSnapshotIndex())
+                              .build());
+                    }),
+        rank * staggerMillis,
+        TimeUnit.MILLISECONDS);
   }
 
   private static Member awaitLeader(List<Member> group, long millis) throws InterruptedException {
