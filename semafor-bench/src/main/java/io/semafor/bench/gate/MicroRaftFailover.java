@@ -6,7 +6,6 @@ import io.microraft.RaftNode;
 import io.microraft.model.RaftModelFactory;
 import io.microraft.model.impl.DefaultRaftModelFactory;
 import io.microraft.report.RaftNodeReport;
-import io.microraft.statemachine.StateMachine;
 import io.semafor.microraft.MemberEndpoint;
 import io.semafor.microraft.NodeLoop;
 import io.semafor.microraft.PeerTransport;
@@ -16,7 +15,6 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -141,7 +139,7 @@ public final class MicroRaftFailover {
               .setConfig(config)
               .setExecutor(loop)
               .setTransport(transport)
-              .setStateMachine(new Nothing())
+              .setStateMachine(new NothingMachine())
               .build();
       transport.deliverTo(node::handle);
       if (probe) {
@@ -218,28 +216,6 @@ public final class MicroRaftFailover {
     void crash() {
       transport.close();
       loop.close();
-    }
-  }
-
-  private static final class Nothing implements StateMachine {
-    private static final byte[] NOTHING = new byte[0];
-
-    @Override
-    public @Nullable Object runOperation(long commitIndex, @Nullable Object operation) {
-      return null;
-    }
-
-    @Override
-    public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
-      chunks.accept(NOTHING);
-    }
-
-    @Override
-    public void installSnapshot(long commitIndex, List<Object> chunks) {}
-
-    @Override
-    public Object getNewTermOperation() {
-      return NOTHING;
     }
   }
 }

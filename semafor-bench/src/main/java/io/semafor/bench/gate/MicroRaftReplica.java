@@ -3,7 +3,6 @@ package io.semafor.bench.gate;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
-import io.microraft.statemachine.StateMachine;
 import io.semafor.microraft.MemberEndpoint;
 import io.semafor.microraft.NodeLoop;
 import io.semafor.microraft.PeerTransport;
@@ -16,8 +15,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The gate's MicroRaft side: a MicroRaft node on one {@link NodeLoop}, which also carries the
@@ -163,29 +160,6 @@ final class MicroRaftReplica implements GateReplica {
       store.close();
     } catch (IOException e) {
       // the file is scratch
-    }
-  }
-
-  /** Applies nothing: the gate measures replication alone. */
-  private static final class NothingMachine implements StateMachine {
-    private static final byte[] NOTHING = new byte[0];
-
-    @Override
-    public @Nullable Object runOperation(long commitIndex, Object operation) {
-      return null;
-    }
-
-    @Override
-    public void takeSnapshot(long commitIndex, Consumer<Object> chunkConsumer) {
-      chunkConsumer.accept(NOTHING);
-    }
-
-    @Override
-    public void installSnapshot(long commitIndex, List<Object> chunks) {}
-
-    @Override
-    public Object getNewTermOperation() {
-      return NOTHING;
     }
   }
 }
