@@ -97,7 +97,12 @@ public final class MicroRaftFailover {
         } else {
           millis.recordValue(ms);
           all.add(ms);
-          System.out.printf("trial %d: %d ms%n", t + 1, ms);
+          System.out.printf(
+              "trial %d: %d ms (leader gone reported by %d of %d)%n",
+              t + 1,
+              ms,
+              rest.stream().filter(m -> m.transport.peersGone() > 0).count(),
+              rest.size());
         }
       } finally {
         for (Member m : group) {
