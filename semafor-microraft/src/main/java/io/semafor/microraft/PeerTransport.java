@@ -24,6 +24,7 @@ import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -46,9 +47,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Sending never waits and never buffers without bound, as MicroRaft expects of a transport (its
  * messages may be lost; Raft sends again): a message to a peer not connected yet starts a
- * connection (at most one attempt per 100 ms per peer) and is dropped; a message to a peer whose
- * connection holds more than 8 MiB unwritten (a peer that does not read) is dropped, and so is a
- * message longer than the frame limit. A frame that is not a message ({@link
+ * connection (at most one attempt per 100 ms per peer) and waits for it, up to 64 per peer (the
+ * oldest dropped first; all dropped if the connection fails); a message to a peer whose connection
+ * holds more than 8 MiB unwritten (a peer that does not read) is dropped, and so is a message
+ * longer than the frame limit. A frame that is not a message ({@link
  * MalformedPeerMessageException}) or longer than the limit closes the connection it came on and
  * reaches nothing.
  *
@@ -63,6 +65,9 @@ public final class PeerTransport implements Transport, AutoCloseable {
 
   private static final AttributeKey<MemberEndpoint> SENDER =
       AttributeKey.valueOf("semafor.peer.sender");
+
+  /** Messages kept per member while connecting to it; older ones are dropped first. */
+  private static final int MAX_WAITING = 64;
 
   private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -81,6 +86,9 @@ public final class PeerTransport implements Transport, AutoCloseable {
   private final Map<MemberEndpoint, Channel> links = new HashMap<>();
 
   private final Map<MemberEndpoint, Long> dialled = new HashMap<>();
+
+  /** Messages for members being connected to, oldest first; touched only on the loop. */
+  private final Map<MemberEndpoint, ArrayDeque<RaftMessage>> waiting = new HashMap<>();
 
   /** Connections peers opened to this member, closed with it. */
   private final ChannelGroup inbound;
@@ -135,9 +143,18 @@ public final class PeerTransport implements Transport, AutoCloseable {
   @Override
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: a failed write closes the link
   public void send(RaftEndpoint target, RaftMessage message) {
-    Channel link = linkTo((MemberEndpoint) target);
+    MemberEndpoint peer = (MemberEndpoint) target;
+    Channel link = linkTo(peer);
     if (link == null) {
-      droppedUnconnected.incrementAndGet();
+      // kept for the connection being made: a vote request to a member this one never wrote to
+      // before (followers only answer their leader) would otherwise be lost, and the election
+      // with it until MicroRaft's next timeout
+      ArrayDeque<RaftMessage> queue = waiting.computeIfAbsent(peer, p -> new ArrayDeque<>());
+      if (queue.size() == MAX_WAITING) {
+        queue.removeFirst();
+        droppedUnconnected.incrementAndGet();
+      }
+      queue.addLast(message);
       return;
     }
     if (!link.isWritable()) {
@@ -175,7 +192,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
     return link != null && link.isActive();
   }
 
-  /** Messages dropped because their peer was not connected. */
+  /** Messages dropped because their peer could not be connected to, or too many waited. */
   public long droppedUnconnected() {
     return droppedUnconnected.get();
   }
@@ -248,14 +265,14 @@ public final class PeerTransport implements Transport, AutoCloseable {
       dialled.put(peer, now);
       links.remove(peer);
       if (NetUtil.isValidIpV4Address(peer.host()) || NetUtil.isValidIpV6Address(peer.host())) {
-        links.put(peer, dial(new InetSocketAddress(peer.host(), peer.port())));
+        links.put(peer, dial(peer, new InetSocketAddress(peer.host(), peer.port())));
       } else {
         CompletableFuture.supplyAsync(
                 () -> new InetSocketAddress(peer.host(), peer.port()), LOOKUPS)
             .thenAcceptAsync(
                 address -> {
                   if (!closed && !address.isUnresolved() && !links.containsKey(peer)) {
-                    links.put(peer, dial(address));
+                    links.put(peer, dial(peer, address));
                   }
                 },
                 loop.eventLoop());
@@ -306,23 +323,37 @@ public final class PeerTransport implements Transport, AutoCloseable {
     return peersGone.get();
   }
 
-  private Channel dial(InetSocketAddress address) {
-    return new Bootstrap()
-        .group(loop.eventLoop())
-        .channel(loop.socketChannel())
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1_000)
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, UNWRITTEN)
-        .handler(
-            new ChannelInitializer<SocketChannel>() {
-              @Override
-              protected void initChannel(SocketChannel ch) {
-                // the frames one loop turn writes to a peer go out in one flush, without a hop
-                ch.pipeline().addLast(new FlushConsolidationHandler(256, true));
-              }
-            })
-        .connect(address)
-        .channel();
+  @SuppressWarnings("FutureReturnValueIgnored") // the listener handles both outcomes
+  private Channel dial(MemberEndpoint peer, InetSocketAddress address) {
+    ChannelFuture connecting =
+        new Bootstrap()
+            .group(loop.eventLoop())
+            .channel(loop.socketChannel())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1_000)
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, UNWRITTEN)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    // the frames one loop turn writes to a peer go out in one flush, without a hop
+                    ch.pipeline().addLast(new FlushConsolidationHandler(256, true));
+                  }
+                })
+            .connect(address);
+    connecting.addListener(
+        (ChannelFuture done) -> {
+          ArrayDeque<RaftMessage> queue = waiting.remove(peer);
+          if (queue == null) {
+            return;
+          }
+          if (done.isSuccess() && !closed) {
+            queue.forEach(message -> send(peer, message));
+          } else {
+            droppedUnconnected.addAndGet(queue.size());
+          }
+        });
+    return connecting.channel();
   }
 
   private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
+import io.microraft.model.message.RaftMessage;
 import io.microraft.statemachine.StateMachine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -102,6 +103,41 @@ class PeerTransportTest {
                     .containsExactlyInAnyOrder(
                         followers.get(0).endpoint.id() + " lost " + leader.endpoint.id(),
                         followers.get(1).endpoint.id() + " lost " + leader.endpoint.id()));
+  }
+
+  @Test
+  void aMessageToAMemberNotConnectedYetIsSentOnceTheConnectionIsUp() throws Exception {
+    try (ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      MemberEndpoint target = new MemberEndpoint("n2", "127.0.0.1", peer.getLocalPort());
+      MemberEndpoint self = endpoints(1).get(0);
+      NodeLoop loop = new NodeLoop("raft-" + self.id());
+      PeerTransport transport = new PeerTransport(self, loop);
+      others.add(loop);
+      others.add(0, transport);
+      RaftMessage vote =
+          new io.microraft.model.impl.DefaultRaftModelFactory()
+              .createVoteRequestBuilder()
+              .setGroupId("test")
+              .setSender(self)
+              .setTerm(7)
+              .setLastLogTerm(6)
+              .setLastLogIndex(42)
+              .setSticky(false)
+              .build();
+
+      loop.execute(() -> transport.send(target, vote)); // the first message: no connection yet
+
+      peer.setSoTimeout(5_000);
+      try (Socket accepted = peer.accept()) {
+        accepted.setSoTimeout(5_000);
+        java.io.DataInputStream in = new java.io.DataInputStream(accepted.getInputStream());
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        RaftMessage read = new PeerCodec().read(io.netty.buffer.Unpooled.wrappedBuffer(frame));
+        assertThat(read).usingRecursiveComparison().isEqualTo(vote);
+      }
+      assertThat(transport.droppedUnconnected()).isZero();
+    }
   }
 
   @Test
