@@ -89,6 +89,12 @@ class PeerTransportTest {
     leader.node.replicate(ByteBuffer.allocate(4).putInt(0).array()).orTimeout(10, SECONDS).join();
     List<Member> followers = new ArrayList<>(started);
     followers.remove(leader);
+    for (Member f : followers) {
+      // the leader has been sending to each: a member that started last may not have had a
+      // message yet when a majority committed (a loaded machine), and then nothing ties its
+      // connection to the leader
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.machine.applied.size() == 1);
+    }
     java.util.Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
     followers.forEach(
         f -> f.transport.onPeerGone(gone -> reported.add(f.endpoint.id() + " lost " + gone.id())));
