@@ -1,7 +1,7 @@
 package io.semafor.microraft;
 
 import io.microraft.RaftEndpoint;
-import java.net.InetSocketAddress;
+import io.netty.util.NetUtil;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -37,9 +37,9 @@ public record MemberEndpoint(String id, String host, int port) implements RaftEn
     return id;
   }
 
-  /** Where to connect to this member; unresolved, so that building it never blocks on DNS. */
-  public InetSocketAddress address() {
-    return InetSocketAddress.createUnresolved(host, port);
+  /** Whether the host is an IPv4 or IPv6 address, which connecting to needs no name lookup. */
+  public boolean hostIsAddress() {
+    return NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host);
   }
 
   private static void checkText(String part, String text) {

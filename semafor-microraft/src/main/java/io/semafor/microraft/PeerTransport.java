@@ -20,7 +20,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.AttributeKey;
-import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -264,7 +263,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
     if (!closed && (last == null || now - last >= REDIAL_NANOS)) {
       dialled.put(peer, now);
       links.remove(peer);
-      if (NetUtil.isValidIpV4Address(peer.host()) || NetUtil.isValidIpV6Address(peer.host())) {
+      if (peer.hostIsAddress()) {
         links.put(peer, dial(peer, new InetSocketAddress(peer.host(), peer.port())));
       } else {
         CompletableFuture.supplyAsync(
@@ -295,9 +294,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
    */
   @SuppressWarnings("FutureReturnValueIgnored") // the listener handles every outcome
   private void probe(MemberEndpoint peer) {
-    if (closed
-        || !(NetUtil.isValidIpV4Address(peer.host()) || NetUtil.isValidIpV6Address(peer.host()))
-        || !probing.add(peer)) {
+    if (closed || !peer.hostIsAddress() || !probing.add(peer)) {
       return;
     }
     new Bootstrap()
