@@ -3,6 +3,8 @@ package io.semafor.raft;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.semafor.core.Limits;
 import io.semafor.fuzz.MachineDriver;
+import io.semafor.replication.group.CommandCodec;
+import io.semafor.replication.group.Entry;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 

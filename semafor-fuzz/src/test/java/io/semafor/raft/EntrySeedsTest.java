@@ -5,6 +5,7 @@ import io.semafor.core.Operation;
 import io.semafor.core.Query;
 import io.semafor.fuzz.SeedFiles;
 import io.semafor.fuzz.Story;
+import io.semafor.replication.group.Entry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

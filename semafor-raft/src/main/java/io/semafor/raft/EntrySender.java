@@ -3,6 +3,7 @@ package io.semafor.raft;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.group.Entry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.group.Leadership;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.Entry;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;

@@ -1,4 +1,4 @@
-package io.semafor.raft;
+package io.semafor.replication.group;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * its log time: its own monotonic clock, offset when it became leader so that log time continues
  * from the last applied command and never runs backwards across leaders.
  *
- * <p>Thread-safe: written on Ratis's threads as leadership changes, read on any thread.
+ * <p>Thread-safe: written on the Raft library's threads as leadership changes, read on any thread.
  */
-final class Leadership {
+public final class Leadership {
   private final String nodeId;
 
   private volatile boolean leader;
@@ -24,17 +24,18 @@ final class Leadership {
 
   private final AtomicLong changes = new AtomicLong();
 
-  Leadership(String nodeId) {
+  /** Leadership as node {@code nodeId} sees it: no leader known yet. */
+  public Leadership(String nodeId) {
     this.nodeId = nodeId;
   }
 
   /** Whether this node leads (and has not been told to stop). */
-  boolean isLeader() {
+  public boolean isLeader() {
     return leader;
   }
 
   /** The id of the leader as this node knows it, or "" if none is known. */
-  String leaderId() {
+  public String leaderId() {
     return leader ? nodeId : leaderId;
   }
 
@@ -42,7 +43,7 @@ final class Leadership {
    * This node leads from now, its log time continuing from {@code lastAppliedLogTime}, the log time
    * of the last command it applied.
    */
-  void becameLeader(long lastAppliedLogTime) {
+  public void becameLeader(long lastAppliedLogTime) {
     epoch = System.nanoTime() - lastAppliedLogTime;
     leaderId = nodeId;
     sawLeader(nodeId);
@@ -50,7 +51,7 @@ final class Leadership {
   }
 
   /** Another node (or none, "") leads now; returns whether this node led until now. */
-  boolean changedTo(String newLeaderId) {
+  public boolean changedTo(String newLeaderId) {
     leaderId = newLeaderId;
     sawLeader(newLeaderId);
     boolean was = leader;
@@ -59,7 +60,7 @@ final class Leadership {
   }
 
   /** This node stops leading because it closes. */
-  void stop() {
+  public void stop() {
     leader = false;
   }
 
@@ -67,12 +68,12 @@ final class Leadership {
    * The log time now while this node leads (never blocks); {@code otherwise} (the last applied
    * command's) when it does not.
    */
-  long logTime(java.util.function.LongSupplier otherwise) {
+  public long logTime(java.util.function.LongSupplier otherwise) {
     return leader ? System.nanoTime() - epoch : otherwise.getAsLong();
   }
 
   /** How many times the known leader changed (see {@link #sawLeader}). */
-  AtomicLong changes() {
+  public AtomicLong changes() {
     return changes;
   }
 

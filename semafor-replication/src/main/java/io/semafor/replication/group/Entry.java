@@ -1,4 +1,4 @@
-package io.semafor.raft;
+package io.semafor.replication.group;
 
 import io.semafor.core.Command;
 import io.semafor.core.Query;
@@ -14,24 +14,25 @@ import java.util.List;
 /**
  * One log entry: the commands that arrived while the previous entry was in flight, in order,
  * stamped with the leader's log time, and tagged with the node and batch number that proposed them
- * (so that node can find the connections to answer). Reads now take Ratis's read-index path and
- * never enter the log; {@link Read} items written by the earlier version are still decoded and
- * answered where they fall (decision 0014).
+ * (so that node can find the connections to answer). On Ratis reads take the read-index path and
+ * never enter the log; {@link Read} items (written by the earlier version, and by the MicroRaft
+ * replicator, whose reads go through the log) are decoded and answered where they fall (decision
+ * 0014). Shared by every replicator that runs a Raft group, and part of their logs' format.
  */
-record Entry(long logTime, String origin, long batch, List<Entry.Item> items) {
+public record Entry(long logTime, String origin, long batch, List<Entry.Item> items) {
   private static final int VERSION = 1;
 
   /** What an entry carries: a command, a read (logs of the earlier version only), a snapshot. */
-  sealed interface Item permits Op, Read, Snapshot {}
+  public sealed interface Item permits Op, Read, Snapshot {}
 
   /** A command, applied to the machine where it falls. */
-  record Op(Command command) implements Item {}
+  public record Op(Command command) implements Item {}
 
   /**
    * A read, {@code id} being the proposing node's: queued with the commands so it goes out after
    * them, and found in logs written by the earlier version.
    */
-  record Read(long id, Query query) implements Item {}
+  public record Read(long id, Query query) implements Item {}
 
   /**
    * A consistent snapshot asked for on the proposing node ({@code semafor snapshot save}): that
@@ -39,13 +40,15 @@ record Entry(long logTime, String origin, long batch, List<Entry.Item> items) {
    * entry of its own, so a node of an earlier version, which cannot decode the entry and skips it,
    * skips nothing else (decision 0022).
    */
-  record Snapshot(long id) implements Item {}
+  public record Snapshot(long id) implements Item {}
 
-  Entry {
+  /** Copies the items. */
+  public Entry {
     items = List.copyOf(items);
   }
 
-  byte[] encode() {
+  /** This entry as the log stores it. */
+  public byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + items.size() * 48);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
@@ -72,7 +75,12 @@ record Entry(long logTime, String origin, long batch, List<Entry.Item> items) {
     return bytes.toByteArray();
   }
 
-  static Entry decode(InputStream input) throws IOException {
+  /**
+   * Reads an entry written by {@link #encode}.
+   *
+   * @throws IOException if the bytes are not a whole entry of this version
+   */
+  public static Entry decode(InputStream input) throws IOException {
     DataInputStream in = new DataInputStream(input);
     int version = in.readByte();
     if (version != VERSION) {

@@ -1,4 +1,4 @@
-package io.semafor.raft;
+package io.semafor.replication.group;
 
 import io.semafor.core.ClientInfo;
 import io.semafor.core.Command;
@@ -18,14 +18,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The log's encoding of commands and of the reads that travel through Ratis: a tag byte, then the
- * fields in declaration order. It is part of the on-disk format: a tag is never reused, and a new
- * field gets a new tag. Stateless.
+ * The log's encoding of commands and of the reads that travel through the Raft log: a tag byte,
+ * then the fields in declaration order. It is part of the on-disk format: a tag is never reused,
+ * and a new field gets a new tag. Stateless.
  */
-final class CommandCodec {
+public final class CommandCodec {
   private CommandCodec() {}
 
-  static void write(DataOutput out, Command command) throws IOException {
+  /** Writes {@code command} in the log's encoding. */
+  public static void write(DataOutput out, Command command) throws IOException {
     if (command instanceof Command.Request r) {
       out.writeByte(1);
       out.writeLong(r.sessionId());
@@ -93,7 +94,12 @@ final class CommandCodec {
     return new Secret(in.readLong(), in.readLong());
   }
 
-  static Command read(DataInput in) throws IOException {
+  /**
+   * Reads a command written by {@link #write}.
+   *
+   * @throws IOException if the bytes are not a command
+   */
+  public static Command read(DataInput in) throws IOException {
     int tag = in.readByte();
     return switch (tag) {
       case 1 -> new Command.Request(in.readLong(), in.readLong(), readLongs(in), readOperation(in));
@@ -260,7 +266,8 @@ final class CommandCodec {
     };
   }
 
-  static void writeQuery(DataOutput out, Query query) throws IOException {
+  /** Writes {@code query} in the log's encoding. */
+  public static void writeQuery(DataOutput out, Query query) throws IOException {
     if (query instanceof Query.Get g) {
       out.writeByte(1);
       writeName(out, g.name());
@@ -292,7 +299,12 @@ final class CommandCodec {
     }
   }
 
-  static Query readQuery(DataInput in) throws IOException {
+  /**
+   * Reads a query written by {@link #writeQuery}.
+   *
+   * @throws IOException if the bytes are not a query
+   */
+  public static Query readQuery(DataInput in) throws IOException {
     int tag = in.readByte();
     return switch (tag) {
       case 1 -> new Query.Get(readName(in));

@@ -1,4 +1,4 @@
-package io.semafor.raft;
+package io.semafor.replication.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -117,17 +117,5 @@ class EntryTest {
     assertThatThrownBy(() -> Entry.decode(new ByteArrayInputStream(bytes)))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("version 9");
-  }
-
-  @Test
-  void peersParseAndBadOnesAreNamed() {
-    assertThat(ClusterConfig.parsePeers("n1=127.0.0.1:7400:7500,n2=h:1:2"))
-        .containsExactly(
-            new ClusterConfig.Peer("n1", "127.0.0.1", 7400, 7500),
-            new ClusterConfig.Peer("n2", "h", 1, 2));
-    assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=127.0.0.1:7400"))
-        .hasMessageContaining("id=host:clientPort:raftPort");
-    assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=h:1:2,n1=h:3:4"))
-        .hasMessageContaining("twice");
   }
 }
