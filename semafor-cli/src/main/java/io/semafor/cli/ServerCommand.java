@@ -1,5 +1,7 @@
 package io.semafor.cli;
 
+import io.semafor.microraft.MicroRaftConfig;
+import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.PeerTls;
 import io.semafor.raft.RaftReplicator;
@@ -81,13 +83,25 @@ final class ServerCommand implements Callable<Integer> {
   String durability = "fsync";
 
   @Option(
+      names = "--replicator",
+      paramLabel = "ratis|microraft",
+      defaultValue = "ratis",
+      description =
+          "Cluster node: the Raft library the cluster replicates on (default ${DEFAULT-VALUE})."
+              + " microraft is experimental: its log is in memory, so it needs --durability"
+              + " replicated, a member that stops cannot come back, and there is no --join and no"
+              + " TLS between members yet (docs/decisions/0043).")
+  String replicator = "ratis";
+
+  @Option(
       names = "--raft-property",
       paramLabel = "KEY=VALUE",
       split = ",",
       description =
           "Cluster node: a raw Apache Ratis property, applied over Semafor's own tuning; repeat"
               + " it or separate pairs with commas (docs/cluster.md lists what Semafor sets and"
-              + " why). A key Ratis does not read, or one that another option sets, is refused.")
+              + " why). A key Ratis does not read, or one that another option sets, is refused."
+              + " With --replicator microraft the keys are microraft.* instead.")
   Map<String, String> raftProperties = new LinkedHashMap<>();
 
   @Option(
@@ -107,6 +121,9 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(
           "--raft-property: only a cluster node (--node-id, --peers, --data-dir) runs Raft");
     }
+    if (single && !replicator.equalsIgnoreCase("ratis")) {
+      throw usage("--replicator: only a cluster node (--node-id, --peers, --data-dir) replicates");
+    }
     if (single) {
       ServerConfig config = options.config(options.host(), options.port());
       if (restore == null) {
@@ -122,10 +139,23 @@ final class ServerCommand implements Callable<Integer> {
           "--restore: a cluster node starts from its --data-dir; seed it with `semafor snapshot"
               + " restore FILE --data-dir DIR` first");
     }
-    ClusterConfig cluster = cluster();
+    boolean micro =
+        switch (replicator.toLowerCase(Locale.ROOT)) {
+          case "ratis" -> false;
+          case "microraft" -> true;
+          default ->
+              throw usage("--replicator: '" + replicator + "' is neither ratis nor microraft");
+        };
+    ClusterConfig cluster = cluster(micro ? Map.of() : raftProperties);
     ClusterConfig.Peer self = cluster.self();
     ServerConfig config = options.config(self.host(), self.clientPort());
     PeerTls peerTls = peerTls();
+    if (micro) {
+      MicroRaftConfig microConfig = microRaft(cluster, peerTls);
+      Main.run(
+          config, (machine, listener) -> MicroRaftReplicator.start(microConfig, machine, listener));
+      return ExitCodes.OK;
+    }
     Main.run(
         config, (machine, listener) -> RaftReplicator.start(cluster, machine, listener, peerTls));
     return ExitCodes.OK;
@@ -212,7 +242,37 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  private ClusterConfig cluster() {
+  /**
+   * The MicroRaft replicator's view of the cluster, refusing what it cannot do yet (decision 0043).
+   */
+  private MicroRaftConfig microRaft(ClusterConfig cluster, @Nullable PeerTls peerTls) {
+    if (cluster.durability() != ClusterConfig.Durability.REPLICATED) {
+      throw usage(
+          "--durability: the microraft replicator keeps its log in memory; start it with"
+              + " --durability replicated");
+    }
+    if (join) {
+      throw usage("--join: the microraft replicator cannot change its members yet");
+    }
+    if (peerTls != null) {
+      throw usage(
+          "--tls-cert: the microraft replicator has no TLS between members yet; use --replicator"
+              + " ratis");
+    }
+    java.util.List<MicroRaftConfig.Member> members = new java.util.ArrayList<>();
+    for (ClusterConfig.Peer p : cluster.peers()) {
+      members.add(new MicroRaftConfig.Member(p.id(), p.host(), p.clientPort(), p.raftPort()));
+    }
+    try {
+      return MicroRaftConfig.of(
+              cluster.nodeId(), members, cluster.dataDir(), cluster.electionTimeoutMin())
+          .withProperties(raftProperties);
+    } catch (IllegalArgumentException e) {
+      throw usage(String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));
+    }
+  }
+
+  private ClusterConfig cluster(Map<String, String> ratisProperties) {
     if (nodeId == null || peers == null || dataDir == null) {
       throw usage("a cluster node needs --node-id, --peers and --data-dir together");
     }
@@ -243,7 +303,7 @@ final class ServerCommand implements Callable<Integer> {
       }
       config = config.withElectionTimeouts(min, max);
       try {
-        config = config.withRaftProperties(raftProperties);
+        config = config.withRaftProperties(ratisProperties);
       } catch (IllegalArgumentException e) {
         throw usage(
             String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));

@@ -1,0 +1,193 @@
+package io.semafor.microraft;
+
+import io.microraft.statemachine.StateMachine;
+import io.semafor.core.Command;
+import io.semafor.core.Limits;
+import io.semafor.core.Outcome;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
+import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.Entry;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Semafor's state machine under MicroRaft: every member applies every entry (a batch of commands
+ * stamped with the leader's log time) in log order, and the outcomes go to the member's {@link
+ * ApplyListener}; the commands' contexts exist only on the member that proposed them. Nothing is
+ * thrown from {@link #runOperation}, which would stop the node.
+ *
+ * <p>The entry a new leader appends first ({@link #getNewTermOperation}) carries its term: when a
+ * member applies the one of the term it leads, it has applied everything committed before it, and
+ * its leadership is ready ({@link Owner#leaderReady}) — as Ratis's {@code notifyLeaderReady}.
+ *
+ * <p>Snapshots are the core's snapshot format cut into chunks of {@link #CHUNK_BYTES}.
+ *
+ * <p>Called only on the node's thread; {@link #lastLogTime} may be read on any thread.
+ */
+final class EntryMachine implements StateMachine {
+  private static final Logger log = LoggerFactory.getLogger(EntryMachine.class);
+
+  /** A snapshot travels in chunks of this size. */
+  static final int CHUNK_BYTES = 1 << 20;
+
+  /** The first byte of a new leader's entry; an {@link Entry} starts with its version, 1. */
+  private static final byte NEW_TERM = (byte) 0x7e;
+
+  /** What the replicator hears from its state machine. */
+  interface Owner {
+    /** The contexts of a batch this member proposed, or null if another member proposed it. */
+    @Nullable List<@Nullable Object> contextsOf(String origin, long batch);
+
+    /** The term this member leads now, or -1: read on the node's thread. */
+    int termLed();
+
+    /** The term this member is in now: read on the node's thread. */
+    int term();
+
+    /**
+     * This member applied its own new-term entry: it may serve, its log time from the machine's.
+     */
+    void leaderReady(SemaphoreMachine machine);
+  }
+
+  private final Limits limits;
+  private final ApplyListener listener;
+  private final Owner owner;
+  private SemaphoreMachine machine;
+
+  /** The log time of the last applied command, for {@link #lastLogTime}. */
+  private volatile long lastLogTime;
+
+  EntryMachine(SemaphoreMachine machine, ApplyListener listener, Owner owner) {
+    this.machine = machine;
+    this.limits = machine.limits();
+    this.listener = listener;
+    this.owner = owner;
+    this.lastLogTime = machine.now();
+  }
+
+  /** The log time of the last applied command; any thread. */
+  long lastLogTime() {
+    return lastLogTime;
+  }
+
+  @Override
+  public @Nullable Object runOperation(long commitIndex, @Nullable Object operation) {
+    if (!(operation instanceof byte[] bytes) || bytes.length == 0) {
+      log.error("entry {} is not a Semafor entry; skipped", commitIndex);
+      return null;
+    }
+    if (bytes[0] == NEW_TERM) {
+      int term = bytes.length == 5 ? ByteBuffer.wrap(bytes, 1, 4).getInt() : -1;
+      if (term >= 0 && term == owner.termLed()) {
+        owner.leaderReady(machine);
+      }
+      return null;
+    }
+    Entry batch;
+    try {
+      batch = Entry.decode(new ByteArrayInputStream(bytes));
+    } catch (IOException e) {
+      // the same bytes fail the same way on every member, so skipping keeps them alike
+      log.error("entry {} does not decode; skipped", commitIndex, e);
+      return null;
+    }
+    List<@Nullable Object> contexts = owner.contextsOf(batch.origin(), batch.batch());
+    List<Entry.Item> items = batch.items();
+    for (int i = 0; i < items.size(); i++) {
+      Object context = contexts == null ? null : contexts.get(i);
+      Entry.Item item = items.get(i);
+      if (item instanceof Entry.Read read) {
+        if (contexts != null) { // only the member that asked answers
+          listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+        }
+      } else if (item instanceof Entry.Snapshot) {
+        if (contexts != null) { // only the member that asked takes it: the others have no client
+          listener.snapshotTaken(
+              context,
+              SnapshotFile.take(machine, owner.term(), commitIndex, System.currentTimeMillis()));
+        }
+      } else if (item instanceof Entry.Op op) {
+        apply(op.command(), context, batch.logTime(), commitIndex);
+      }
+    }
+    lastLogTime = machine.now();
+    listener.batchEnded();
+    return null;
+  }
+
+  private void apply(Command command, @Nullable Object context, long logTime, long index) {
+    Outcome outcome;
+    try {
+      outcome = machine.apply(machine.revision() + 1, logTime, command);
+    } catch (RuntimeException e) {
+      // a bug in the machine, deterministic on every member: report, keep the group alive
+      log.error("state machine failed applying {} at {}", command, index, e);
+      return;
+    }
+    listener.applied(command, context, outcome, machine.now());
+  }
+
+  @Override
+  public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + machine.semaphoreCount() * 48);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      machine.writeSnapshot(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    byte[] all = bytes.toByteArray();
+    for (int from = 0; from < all.length || from == 0; from += CHUNK_BYTES) {
+      chunks.accept(Arrays.copyOfRange(all, from, Math.min(all.length, from + CHUNK_BYTES)));
+      if (all.length == 0) {
+        break;
+      }
+    }
+  }
+
+  /**
+   * Replaces the whole state with the snapshot's. A snapshot that does not read leaves the state as
+   * it was and is logged: MicroRaft has committed to it, so this member can no longer apply and
+   * must be replaced (its log will not match what it applied).
+   */
+  @Override
+  public void installSnapshot(long commitIndex, List<Object> chunks) {
+    List<ByteArrayInputStream> parts = new ArrayList<>();
+    for (Object chunk : chunks) {
+      parts.add(new ByteArrayInputStream((byte[]) chunk));
+    }
+    try (DataInputStream in =
+        new DataInputStream(new SequenceInputStream(Collections.enumeration(parts)))) {
+      SemaphoreMachine restored = SemaphoreMachine.readSnapshot(limits, in);
+      machine = restored;
+      lastLogTime = restored.now();
+      listener.restored(restored, restored.now());
+      log.info("state installed from the snapshot at {}", commitIndex);
+    } catch (IOException | RuntimeException e) {
+      log.error(
+          "the snapshot at {} does not read; this member cannot go on applying", commitIndex, e);
+      listener.failed("the snapshot at " + commitIndex + " does not read", e);
+    }
+  }
+
+  /** The new leader's first entry: a marker and its term, read on the node's thread. */
+  @Override
+  public Object getNewTermOperation() {
+    return ByteBuffer.allocate(5).put(NEW_TERM).putInt(owner.term()).array();
+  }
+}

@@ -1,0 +1,163 @@
+package io.semafor.microraft;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One member's view of a cluster that replicates on MicroRaft: who it is, the members (each with
+ * its client and Raft addresses), where it keeps its marker, and MicroRaft's timing. Immutable.
+ *
+ * <p>The tuning an operator may change is passed as properties with the {@code microraft.} prefix
+ * ({@link #withProperties}); the defaults are the ones measured in decision 0043.
+ *
+ * @param electionTimeout how long a follower waits for a leader's first heartbeat before it stands
+ *     (MicroRaft adds a random part of up to the same again)
+ * @param heartbeatPeriodSecs how often the leader sends heartbeats, in MicroRaft's whole seconds
+ * @param heartbeatTimeoutSecs how long a follower hears nothing before it gives the leader up
+ * @param entriesInFlight entries the leader has replicating at once; the commands that arrive
+ *     meanwhile wait and go together in the next entry
+ * @param snapshotEvery entries between MicroRaft's snapshots (its log is kept up to the last one)
+ */
+public record MicroRaftConfig(
+    String nodeId,
+    List<Member> members,
+    Path dataDir,
+    Duration electionTimeout,
+    int heartbeatPeriodSecs,
+    int heartbeatTimeoutSecs,
+    int entriesInFlight,
+    int snapshotEvery) {
+
+  /** The prefix of every property this replicator reads. */
+  public static final String PREFIX = "microraft.";
+
+  /**
+   * A member: its id, the address clients use, and the port Raft traffic uses.
+   *
+   * @param id the member's id, as its {@code --node-id}
+   */
+  public record Member(String id, String host, int clientPort, int raftPort) {
+    /** {@code host:clientPort}, what a client is told when redirected here. */
+    public String clientAddress() {
+      return host + ":" + clientPort;
+    }
+
+    /** This member as MicroRaft and the transport know it. */
+    public MemberEndpoint endpoint() {
+      return new MemberEndpoint(id, host, raftPort);
+    }
+  }
+
+  /**
+   * Copies the members and checks every field.
+   *
+   * @throws IllegalArgumentException naming the field that is wrong
+   */
+  public MicroRaftConfig {
+    members = List.copyOf(members);
+    if (members.stream().noneMatch(m -> m.id().equals(nodeId))) {
+      throw new IllegalArgumentException("--node-id: " + nodeId + " is not one of --peers");
+    }
+    if (electionTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException("--election-timeout: must be at least 1ms");
+    }
+    positive("microraft.heartbeat-period-secs", heartbeatPeriodSecs);
+    positive("microraft.entries-in-flight", entriesInFlight);
+    positive("microraft.snapshot-every", snapshotEvery);
+    if (heartbeatTimeoutSecs < heartbeatPeriodSecs) {
+      throw new IllegalArgumentException(
+          "microraft.heartbeat-timeout-secs: "
+              + heartbeatTimeoutSecs
+              + " is shorter than microraft.heartbeat-period-secs "
+              + heartbeatPeriodSecs);
+    }
+  }
+
+  /**
+   * The defaults for this member: heartbeats every second, a leader given up after 2 s of silence
+   * (MicroRaft counts in whole seconds), 4 entries in flight (decision 0043's gate: 2× the entries
+   * a second of one in flight at 64 clients, the same at one).
+   */
+  public static MicroRaftConfig of(
+      String nodeId, List<Member> members, Path dataDir, Duration electionTimeout) {
+    return new MicroRaftConfig(nodeId, members, dataDir, electionTimeout, 1, 2, 4, 50_000);
+  }
+
+  /** This member's own entry in {@link #members}. */
+  public Member self() {
+    return members.stream().filter(m -> m.id().equals(nodeId)).findFirst().orElseThrow();
+  }
+
+  /**
+   * This config with the operator's properties applied: {@code microraft.heartbeat-period-secs},
+   * {@code microraft.heartbeat-timeout-secs}, {@code microraft.entries-in-flight}, {@code
+   * microraft.snapshot-every}, each a positive whole number.
+   *
+   * @throws IllegalArgumentException naming the property ({@code raftProperty: KEY ...}) that is
+   *     not one of these or whose value is not a positive whole number
+   */
+  public MicroRaftConfig withProperties(Map<String, String> properties) {
+    Map<String, Integer> values = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : properties.entrySet()) {
+      String key = e.getKey();
+      if (!KEYS.contains(key)) {
+        throw new IllegalArgumentException(
+            "raftProperty: " + key + " is not a MicroRaft replicator property; known: " + KEYS);
+      }
+      int value;
+      try {
+        value = Integer.parseInt(e.getValue().trim());
+      } catch (NumberFormatException x) {
+        throw new IllegalArgumentException(
+            "raftProperty: " + key + "=" + e.getValue() + " is not a whole number");
+      }
+      positive("raftProperty: " + key, value);
+      values.put(key, value);
+    }
+    return new MicroRaftConfig(
+        nodeId,
+        members,
+        dataDir,
+        electionTimeout,
+        values.getOrDefault("microraft.heartbeat-period-secs", heartbeatPeriodSecs),
+        values.getOrDefault("microraft.heartbeat-timeout-secs", heartbeatTimeoutSecs),
+        values.getOrDefault("microraft.entries-in-flight", entriesInFlight),
+        values.getOrDefault("microraft.snapshot-every", snapshotEvery));
+  }
+
+  /** The properties {@link #withProperties} reads. */
+  public static final List<String> KEYS =
+      List.of(
+          "microraft.heartbeat-period-secs",
+          "microraft.heartbeat-timeout-secs",
+          "microraft.entries-in-flight",
+          "microraft.snapshot-every");
+
+  /** The tuning as an operator would pass it, for the status endpoint. */
+  public Map<String, Object> tuning() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("electionTimeoutMillis", electionTimeout.toMillis());
+    out.put("heartbeatPeriodSecs", heartbeatPeriodSecs);
+    out.put("heartbeatTimeoutSecs", heartbeatTimeoutSecs);
+    out.put("entriesInFlight", entriesInFlight);
+    out.put("snapshotEvery", snapshotEvery);
+    return out;
+  }
+
+  /** The ids of the members, in order. */
+  public List<String> ids() {
+    List<String> ids = new ArrayList<>();
+    members.forEach(m -> ids.add(m.id()));
+    return ids;
+  }
+
+  private static void positive(String name, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + ": " + value + " must be at least 1");
+    }
+  }
+}

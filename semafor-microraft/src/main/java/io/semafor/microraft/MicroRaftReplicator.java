@@ -1,0 +1,359 @@
+package io.semafor.microraft;
+
+import io.microraft.RaftConfig;
+import io.microraft.RaftEndpoint;
+import io.microraft.RaftNode;
+import io.microraft.RaftRole;
+import io.microraft.report.RaftNodeReport;
+import io.semafor.core.Command;
+import io.semafor.core.Query;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
+import io.semafor.replication.Replicator;
+import io.semafor.replication.group.Leadership;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Replicator} that is one member of a Raft group on MicroRaft (decision 0043): the node,
+ * its peer connections and its timers run on one thread ({@link NodeLoop}, {@link PeerTransport});
+ * on the leader {@link EntryBatcher} batches the commands that arrive while entries are in flight
+ * into the next entry; {@link EntryMachine} applies entries to the core. Followers refuse commands
+ * and reads: their clients are sent to the leader.
+ *
+ * <p><b>Experimental: the log is in memory.</b> A member that stops loses its log and its vote, and
+ * could vote twice in one term if it came back under its id, so it never comes back: {@link #start}
+ * refuses a data directory this replicator has used before. A majority stopping at once loses the
+ * group. Membership does not change. The durable log, membership and TLS between members are the
+ * next steps of decision 0043.
+ *
+ * <p>Reads and snapshots travel in the log with the commands, and are answered where they fall. The
+ * leader stamps each entry with its log time as {@link Leadership} keeps it.
+ *
+ * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
+ */
+public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner {
+  private static final Logger log = LoggerFactory.getLogger(MicroRaftReplicator.class);
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The file whose presence says this data directory was a member's. */
+  static final String MARKER = "microraft-member";
+
+  /** The group every Semafor cluster forms. */
+  private static final String GROUP = "semafor";
+
+  private final MicroRaftConfig config;
+  private final ApplyListener listener;
+  private final MemberEndpoint self;
+  private final NodeLoop loop;
+  private final PeerTransport transport;
+  private final EntryMachine machine;
+  private final RaftNode node;
+  private final EntryBatcher batcher;
+  private final Leadership leadership;
+
+  /** The last report MicroRaft published, for {@link #status}. */
+  private volatile @Nullable RaftNodeReport report;
+
+  private volatile boolean closed;
+
+  private MicroRaftReplicator(
+      MicroRaftConfig config, SemaphoreMachine initial, ApplyListener listener) {
+    this.config = config;
+    this.listener = listener;
+    this.self = config.self().endpoint();
+    this.leadership = new Leadership(config.nodeId());
+    List<RaftEndpoint> endpoints = new ArrayList<>();
+    config.members().forEach(m -> endpoints.add(m.endpoint()));
+    this.machine = new EntryMachine(initial, listener, this);
+    this.loop = new NodeLoop("semafor-microraft-" + config.nodeId());
+    try {
+      this.transport = new PeerTransport(self, loop);
+    } catch (RuntimeException e) {
+      loop.close();
+      throw new UncheckedIOException(
+          new IOException(
+              "cannot listen for members on " + self.host() + ":" + self.port() + ": " + e, e));
+    }
+    RaftConfig raft =
+        RaftConfig.newBuilder()
+            .setLeaderElectionTimeoutMillis(config.electionTimeout().toMillis())
+            .setLeaderHeartbeatPeriodSecs(config.heartbeatPeriodSecs())
+            .setLeaderHeartbeatTimeoutSecs(config.heartbeatTimeoutSecs())
+            .setAppendEntriesRequestBatchSize(EntryBatcher.ENTRIES_PER_APPEND)
+            .setCommitCountToTakeSnapshot(config.snapshotEvery())
+            .setRaftNodeReportPublishPeriodSecs(1)
+            .build();
+    this.node =
+        RaftNode.newBuilder()
+            .setGroupId(GROUP)
+            .setLocalEndpoint(self)
+            .setInitialGroupMembers(endpoints)
+            .setConfig(raft)
+            .setExecutor(loop)
+            .setTransport(transport)
+            .setStateMachine(machine)
+            .setRaftNodeReportListener(this::reported)
+            .build();
+    this.batcher =
+        new EntryBatcher(
+            config.nodeId(),
+            node,
+            config.entriesInFlight(),
+            listener,
+            this::logTime,
+            this::leaderHint);
+    transport.deliverTo(node::handle);
+  }
+
+  /**
+   * Starts this member and returns at once; it serves once a leader is elected ({@link #isLeader}).
+   *
+   * @throws UsedDataDirException if the data directory was a member's before: this replicator keeps
+   *     its log in memory, so a member never comes back
+   * @throws UncheckedIOException if the data directory cannot be written or the Raft port bound
+   * @throws IllegalStateException if the node did not start within 5 s
+   */
+  public static MicroRaftReplicator start(
+      MicroRaftConfig config, SemaphoreMachine machine, ApplyListener listener) {
+    claim(config);
+    MicroRaftReplicator replicator = new MicroRaftReplicator(config, machine, listener);
+    try {
+      replicator.node.start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      replicator.close();
+      throw new IllegalStateException("interrupted while starting " + config.nodeId(), e);
+    } catch (ExecutionException | TimeoutException e) {
+      replicator.close();
+      throw new IllegalStateException("MicroRaft member " + config.nodeId() + " did not start", e);
+    }
+    log.info(
+        "{} started on MicroRaft (log in memory, experimental) with members {}",
+        config.nodeId(),
+        config.ids());
+    return replicator;
+  }
+
+  /** Marks the data directory as this member's, refusing one that was a member's already. */
+  private static void claim(MicroRaftConfig config) {
+    Path marker = config.dataDir().resolve(MARKER);
+    try {
+      Files.createDirectories(config.dataDir());
+      if (Files.exists(marker)) {
+        throw new UsedDataDirException(
+            config.dataDir(), Files.readString(marker, StandardCharsets.UTF_8).trim());
+      }
+      Files.writeString(marker, config.nodeId() + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ Replicator
+
+  /**
+   * On the leader, queues the command for the next entry (never waits for an entry in flight);
+   * elsewhere refuses it to the listener with the leader's address.
+   *
+   * @throws ReplicatorClosedException after {@link #close}
+   */
+  @Override
+  public void submit(Command command, @Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leadership.isLeader()) {
+      listener.refused(command, context, leaderHint());
+      return;
+    }
+    batcher.submit(command, context);
+  }
+
+  /**
+   * On the leader, queues the read with the commands: it travels in the log and is answered where
+   * it falls, after every command submitted before it. Elsewhere refuses it.
+   *
+   * @throws ReplicatorClosedException after {@link #close}
+   */
+  @Override
+  public void read(Query query, @Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leadership.isLeader()) {
+      listener.readRefused(query, context, leaderHint());
+      return;
+    }
+    batcher.read(query, context);
+  }
+
+  /**
+   * On the leader, queues the snapshot with the commands; this member serialises its state where
+   * the entry falls. Elsewhere refuses it.
+   *
+   * @throws ReplicatorClosedException after {@link #close}
+   */
+  @Override
+  public void snapshot(@Nullable Object context) {
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    if (!leadership.isLeader()) {
+      listener.snapshotRefused(context, leaderHint());
+      return;
+    }
+    batcher.snapshot(context);
+  }
+
+  @Override
+  public long logTime() {
+    return leadership.logTime(machine::lastLogTime);
+  }
+
+  @Override
+  public boolean isLeader() {
+    return leadership.isLeader() && !closed;
+  }
+
+  @Override
+  public String leaderHint() {
+    String id = leadership.leaderId();
+    for (MicroRaftConfig.Member m : config.members()) {
+      if (m.id().equals(id)) {
+        return m.clientAddress();
+      }
+    }
+    return "";
+  }
+
+  /** The id of the leader as this member knows it, or "" if none is known. Never blocks. */
+  public String leaderId() {
+    return leadership.leaderId();
+  }
+
+  /**
+   * This member's view of the group from MicroRaft's last report (at most a second old): role,
+   * leader, members, term and indexes, and on the leader where each follower stands. Never blocks.
+   */
+  @Override
+  public Map<String, Object> status() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("mode", "raft");
+    out.put("replicator", "microraft");
+    out.put("node", config.nodeId());
+    out.put("role", isLeader() ? "leader" : "follower");
+    out.put("leader", leadership.leaderId());
+    out.put("members", config.ids());
+    out.put("durability", "replicated");
+    out.put("log", "memory");
+    out.put("tuning", config.tuning());
+    RaftNodeReport r = report;
+    if (r != null) {
+      out.put("term", r.getTerm().getTerm());
+      out.put("commitIndex", r.getLog().getCommitIndex());
+      out.put("lastLogIndex", r.getLog().getLastLogOrSnapshotIndex());
+      out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
+      if (r.getRole() == RaftRole.LEADER) {
+        List<Map<String, Object>> followers = new ArrayList<>();
+        r.getLog()
+            .getFollowerMatchIndices()
+            .forEach(
+                (endpoint, match) -> {
+                  Map<String, Object> one = new LinkedHashMap<>();
+                  one.put("id", String.valueOf(endpoint.getId()));
+                  one.put("matchIndex", match);
+                  followers.add(one);
+                });
+        out.put("followers", followers);
+      }
+    }
+    out.put("entriesInFlight", batcher.inFlight());
+    out.put("droppedUnwritable", transport.droppedUnwritable());
+    out.put("malformedFrames", transport.malformedFrames());
+    return out;
+  }
+
+  /**
+   * Stops serving, refuses what was queued, and terminates the member: within {@link
+   * #CLOSE_TIMEOUT}, else leaves it to the process's exit. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    leadership.stop();
+    try {
+      node.terminate().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("MicroRaft member {} did not terminate cleanly: {}", config.nodeId(), e.toString());
+    }
+    batcher.refuseAll();
+    transport.close();
+    loop.close();
+  }
+
+  // ------------------------------------------------------------------ from the node's thread
+
+  /** Who leads, as MicroRaft reports it: a leader that is not this member takes leadership away. */
+  private void reported(RaftNodeReport r) {
+    report = r;
+    if (r.getRole() == RaftRole.LEADER) {
+      return; // it serves once its new-term entry applies (leaderReady)
+    }
+    RaftEndpoint leader = r.getTerm().getLeaderEndpoint();
+    String leaderId = leader == null ? "" : String.valueOf(leader.getId());
+    if (!leaderId.equals(leadership.leaderId()) || leadership.isLeader()) {
+      if (leadership.changedTo(leaderId)) {
+        log.info("{} no longer leads; the leader is {}", config.nodeId(), leaderId);
+        batcher.refuseAll();
+        listener.lostLeadership(leaderHint());
+      }
+    }
+  }
+
+  @Override
+  public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
+    return batcher.contextsOf(origin, batch);
+  }
+
+  /** The current term if MicroRaft says this member leads it, else -1. */
+  @Override
+  public int termLed() {
+    var term = node.getTerm();
+    return self.equals(term.getLeaderEndpoint()) ? term.getTerm() : -1;
+  }
+
+  @Override
+  public int term() {
+    return node.getTerm().getTerm();
+  }
+
+  @Override
+  public void leaderReady(SemaphoreMachine applied) {
+    if (closed || leadership.isLeader()) {
+      return;
+    }
+    leadership.becameLeader(applied.now());
+    log.info("{} leads the group", config.nodeId());
+    listener.becameLeader();
+  }
+}
