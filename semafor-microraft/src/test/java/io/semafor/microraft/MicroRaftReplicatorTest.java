@@ -1,0 +1,377 @@
+package io.semafor.microraft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.semafor.core.Command;
+import io.semafor.core.Limits;
+import io.semafor.core.Name;
+import io.semafor.core.Operation;
+import io.semafor.core.Outcome;
+import io.semafor.core.Query;
+import io.semafor.core.Reply;
+import io.semafor.core.Result;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.core.SemaphoreOptions;
+import io.semafor.replication.ApplyListener;
+import io.semafor.replication.SnapshotFile;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three {@link MicroRaftReplicator}s in this JVM, each on its own loop and ports on 127.0.0.1,
+ * applying real commands to real machines.
+ */
+class MicroRaftReplicatorTest {
+  private static final Name X = Name.of("x");
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final long TTL = 600_000_000_000L;
+
+  @TempDir Path dir = Path.of("set-by-junit");
+
+  private final List<MicroRaftConfig.Member> members = new ArrayList<>();
+  private final Map<String, MicroRaftReplicator> running = new ConcurrentHashMap<>();
+  private final Map<String, Recorder> recorders = new ConcurrentHashMap<>();
+
+  /** What a member's listener heard, in order. */
+  static final class Recorder implements ApplyListener {
+    final List<Command> applied = new CopyOnWriteArrayList<>();
+    final List<Long> revisions = new CopyOnWriteArrayList<>();
+    final List<Long> logTimes = new CopyOnWriteArrayList<>();
+    final Map<Object, Outcome> outcomes = new ConcurrentHashMap<>();
+    final Map<Object, Reply> answers = new ConcurrentHashMap<>();
+    final Map<Object, String> refusals = new ConcurrentHashMap<>();
+    final List<SnapshotFile.Image> snapshots = new CopyOnWriteArrayList<>();
+    final List<SemaphoreMachine> restored = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
+      applied.add(command);
+      revisions.add(outcome.revision());
+      logTimes.add(logTime);
+      if (context != null) {
+        outcomes.put(context, outcome);
+      }
+    }
+
+    @Override
+    public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
+      if (context != null) {
+        answers.put(context, reply);
+      }
+    }
+
+    @Override
+    public void refused(Command command, @Nullable Object context, String leaderHint) {
+      if (context != null) {
+        refusals.put(context, leaderHint);
+      }
+    }
+
+    @Override
+    public void readRefused(Query query, @Nullable Object context, String leaderHint) {
+      if (context != null) {
+        refusals.put(context, leaderHint);
+      }
+    }
+
+    @Override
+    public void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {
+      snapshots.add(image);
+    }
+
+    @Override
+    public void restored(SemaphoreMachine machine, long logTime) {
+      restored.add(machine);
+    }
+  }
+
+  @AfterEach
+  void stopEveryMember() {
+    running.values().forEach(MicroRaftReplicator::close);
+  }
+
+  @Test
+  void everyMemberAppliesTheLeadersCommandsInTheSameOrder() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    for (long id = 2; id <= 201; id++) {
+      leader.submit(request(session, id, new Operation.Increment(X, 1)), "inc-" + id);
+    }
+
+    assertThat(readValue(leader)).isEqualTo(200);
+    Recorder leaders = recorderOf(leader.leaderId());
+    for (Recorder r : recorders.values()) {
+      await().atMost(WAIT).until(() -> r.applied.size() == leaders.applied.size());
+      assertThat(r.applied).isEqualTo(leaders.applied);
+      assertThat(r.revisions).isEqualTo(leaders.revisions).isSorted().doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void commandsFromManyThreadsAreAppliedInEachThreadsOrder() throws InterruptedException {
+    startGroup(3, Map.of("microraft.entries-in-flight", "4"));
+    MicroRaftReplicator leader = awaitLeader();
+    int threads = 4;
+    int perThread = 500;
+    long[] sessions = new long[threads];
+    for (int t = 0; t < threads; t++) {
+      sessions[t] = openSession(leader);
+    }
+    submitAndAwait(
+        leader, request(sessions[0], 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      long session = sessions[t];
+      long first = t == 0 ? 2 : 1;
+      Thread worker =
+          new Thread(
+              () -> {
+                for (long id = first; id < first + perThread; id++) {
+                  leader.submit(request(session, id, new Operation.Increment(X, 1)), null);
+                }
+              });
+      worker.start();
+      workers.add(worker);
+    }
+    for (Thread w : workers) {
+      w.join(WAIT.toMillis());
+    }
+
+    assertThat(readValue(leader)).isEqualTo((long) threads * perThread);
+    for (Recorder r : recorders.values()) {
+      await().atMost(WAIT).until(() -> incrementsIn(r) == (long) threads * perThread);
+      for (long session : sessions) {
+        assertThat(requestIdsOf(r, session)).isSorted().doesNotHaveDuplicates();
+      }
+    }
+  }
+
+  @Test
+  void aFollowerRefusesCommandsAndReadsWithTheLeadersClientAddress() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator follower = aFollower();
+    await().atMost(WAIT).until(() -> follower.leaderId().equals(leader.leaderId()));
+    String leaderAddress = memberById(leader.leaderId()).clientAddress();
+    Recorder heard = recorderOf(idOf(follower));
+
+    follower.submit(new Command.OpenSession(TTL), "open");
+    follower.read(new Query.Get(X), "read");
+
+    assertThat(heard.refusals)
+        .containsEntry("open", leaderAddress)
+        .containsEntry("read", leaderAddress);
+    assertThat(follower.isLeader()).isFalse();
+    assertThat(follower.leaderHint()).isEqualTo(leaderAddress);
+  }
+
+  @Test
+  void whenTheLeaderStopsAnotherMemberLeadsFromTheSameState() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator first = awaitLeader();
+    long session = openSession(first);
+    submitAndAwait(
+        first, request(session, 1, new Operation.Create(X, 7, SemaphoreOptions.DEFAULT)));
+    String firstId = idOf(first);
+    List<Long> appliedTimes = recorderOf(firstId).logTimes;
+    long lastApplied = appliedTimes.get(appliedTimes.size() - 1);
+
+    running.remove(firstId).close();
+    MicroRaftReplicator second = awaitLeader();
+
+    assertThat(idOf(second)).isNotEqualTo(firstId);
+    // log time never runs backwards across leaders: it goes on from the last applied command's
+    assertThat(second.logTime()).isGreaterThanOrEqualTo(lastApplied);
+    submitAndAwait(second, request(session, 2, new Operation.Increment(X, 1)));
+    assertThat(readValue(second)).isEqualTo(8);
+  }
+
+  @Test
+  void aMemberThatStartsAfterASnapshotCatchesUpFromIt() {
+    Map<String, String> often = Map.of("microraft.snapshot-every", "20");
+    addMembers(3);
+    start("n1", often);
+    start("n2", often);
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    for (long id = 2; id <= 100; id++) {
+      submitAndAwait(leader, request(session, id, new Operation.Increment(X, 1)));
+    }
+
+    start("n3", often);
+    Recorder late = recorderOf("n3");
+    await().atMost(WAIT).until(() -> !late.restored.isEmpty());
+    submitAndAwait(leader, request(session, 101, new Operation.Increment(X, 1)));
+
+    await()
+        .atMost(WAIT)
+        .until(() -> late.applied.contains(request(session, 101, new Operation.Increment(X, 1))));
+    Recorder leaders = recorderOf(idOf(leader));
+    assertThat(late.revisions.get(late.revisions.size() - 1))
+        .isEqualTo(leaders.revisions.get(leaders.revisions.size() - 1));
+    assertThat(late.restored.get(0).semaphoreCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aSnapshotIsTakenOnTheLeaderWhereItFallsAmongTheCommands() throws IOException {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    leader.submit(request(session, 1, new Operation.Create(X, 3, SemaphoreOptions.DEFAULT)), null);
+    leader.snapshot("snap");
+    Recorder heard = recorderOf(idOf(leader));
+
+    await().atMost(WAIT).until(() -> heard.snapshots.size() == 1);
+    SnapshotFile.Image image = heard.snapshots.get(0);
+    SnapshotFile.Loaded loaded =
+        SnapshotFile.read(Arrays.copyOf(image.bytes(), image.length()), Limits.DEFAULT);
+    assertThat(loaded.machine().semaphoreCount()).isEqualTo(1);
+    for (String id : List.of("n1", "n2", "n3")) {
+      if (!id.equals(idOf(leader))) {
+        assertThat(recorderOf(id).snapshots).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void aDataDirectoryAMemberUsedBeforeIsRefused() {
+    startGroup(1, Map.of());
+    awaitLeader();
+    running.remove("n1").close();
+
+    assertThatThrownBy(() -> start("n1", Map.of()))
+        .isInstanceOf(UsedDataDirException.class)
+        .hasMessageContaining("member n1")
+        .hasMessageContaining("cannot come back");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private void startGroup(int n, Map<String, String> properties) {
+    addMembers(n);
+    for (MicroRaftConfig.Member m : members) {
+      start(m.id(), properties);
+    }
+  }
+
+  private void addMembers(int n) {
+    for (int i = 1; i <= n; i++) {
+      members.add(new MicroRaftConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+    }
+  }
+
+  private void start(String id, Map<String, String> properties) {
+    MicroRaftConfig config =
+        MicroRaftConfig.of(id, members, dir.resolve(id), Duration.ofMillis(300))
+            .withProperties(properties);
+    Recorder recorder = new Recorder();
+    MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
+    recorders.put(id, recorder);
+    running.put(id, r);
+  }
+
+  private Recorder recorderOf(String id) {
+    return java.util.Objects.requireNonNull(recorders.get(id), id);
+  }
+
+  private MicroRaftReplicator awaitLeader() {
+    return await()
+        .atMost(WAIT)
+        .until(
+            () -> running.values().stream().filter(MicroRaftReplicator::isLeader).findFirst(),
+            java.util.Optional::isPresent)
+        .orElseThrow();
+  }
+
+  private MicroRaftReplicator aFollower() {
+    return running.values().stream().filter(r -> !r.isLeader()).findFirst().orElseThrow();
+  }
+
+  private String idOf(MicroRaftReplicator r) {
+    return running.entrySet().stream()
+        .filter(e -> e.getValue() == r)
+        .map(Map.Entry::getKey)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private MicroRaftConfig.Member memberById(String id) {
+    return members.stream().filter(m -> m.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  private long openSession(MicroRaftReplicator leader) {
+    Object context = new Object();
+    leader.submit(new Command.OpenSession(TTL), context);
+    Outcome outcome = awaitOutcome(leader, context);
+    Reply reply = outcome.reply();
+    assertThat(reply).isNotNull();
+    return ((Result.SessionOpened) reply.result()).sessionId();
+  }
+
+  private void submitAndAwait(MicroRaftReplicator leader, Command command) {
+    Object context = new Object();
+    leader.submit(command, context);
+    awaitOutcome(leader, context);
+  }
+
+  private Outcome awaitOutcome(MicroRaftReplicator leader, Object context) {
+    Recorder r = recorderOf(idOf(leader));
+    return await().atMost(WAIT).until(() -> r.outcomes.get(context), o -> o != null);
+  }
+
+  private long readValue(MicroRaftReplicator leader) {
+    Object context = new Object();
+    leader.read(new Query.Get(X), context);
+    Recorder r = recorderOf(idOf(leader));
+    Reply reply = await().atMost(WAIT).until(() -> r.answers.get(context), a -> a != null);
+    return ((Result.SemaphoreStatus) reply.result()).value();
+  }
+
+  private static Command.Request request(long session, long id, Operation operation) {
+    return new Command.Request(session, id, List.of(), operation);
+  }
+
+  private static long incrementsIn(Recorder r) {
+    return r.applied.stream()
+        .filter(c -> c instanceof Command.Request q && q.operation() instanceof Operation.Increment)
+        .count();
+  }
+
+  private static List<Long> requestIdsOf(Recorder r, long session) {
+    List<Long> ids = new ArrayList<>();
+    for (Command c : r.applied) {
+      if (c instanceof Command.Request q && q.sessionId() == session) {
+        ids.add(q.requestId());
+      }
+    }
+    return ids;
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
