@@ -123,11 +123,6 @@ public final class Main {
       err.println("semafor server: " + CommandLines.rootMessage(e));
       return ExitCodes.DATA_DAMAGED;
     }
-    if (command.getCommand() instanceof ServerCommand
-        && causedBy(e, io.semafor.microraft.UsedDataDirException.class)) {
-      err.println("semafor server: " + CommandLines.rootMessage(e));
-      return ExitCodes.FAILED;
-    }
     if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
           "semafor server: cannot listen on "

@@ -88,9 +88,8 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "ratis",
       description =
           "Cluster node: the Raft library the cluster replicates on (default ${DEFAULT-VALUE})."
-              + " microraft is experimental: its log is in memory, so it needs --durability"
-              + " replicated, a member that stops cannot come back, and there is no --join and no"
-              + " TLS between members yet (docs/decisions/0043).")
+              + " microraft is experimental: no --join and no TLS between members yet"
+              + " (docs/decisions/0043).")
   String replicator = "ratis";
 
   @Option(
@@ -246,11 +245,6 @@ final class ServerCommand implements Callable<Integer> {
    * The MicroRaft replicator's view of the cluster, refusing what it cannot do yet (decision 0043).
    */
   private MicroRaftConfig microRaft(ClusterConfig cluster, @Nullable PeerTls peerTls) {
-    if (cluster.durability() != ClusterConfig.Durability.REPLICATED) {
-      throw usage(
-          "--durability: the microraft replicator keeps its log in memory; start it with"
-              + " --durability replicated");
-    }
     if (join) {
       throw usage("--join: the microraft replicator cannot change its members yet");
     }
@@ -265,7 +259,11 @@ final class ServerCommand implements Callable<Integer> {
     }
     try {
       return MicroRaftConfig.of(
-              cluster.nodeId(), members, cluster.dataDir(), cluster.electionTimeoutMin())
+              cluster.nodeId(),
+              members,
+              cluster.dataDir(),
+              cluster.durability() == ClusterConfig.Durability.FSYNC,
+              cluster.electionTimeoutMin())
           .withProperties(raftProperties);
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));

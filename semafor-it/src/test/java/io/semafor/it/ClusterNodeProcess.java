@@ -1,20 +1,31 @@
 package io.semafor.it;
 
+import io.semafor.microraft.MicroRaftConfig;
+import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One cluster node in its own process, for tests that kill or stop it. Args: nodeId peers dataDir
  * adminPort durability [snapshotEvery logSegmentBytes [join]] (the two numbers to make snapshots,
  * their installs on lagging followers, and new segments happen within a short test; {@code join}
  * for a node that joins a running cluster, as {@code semafor server --join}: {@code peers} then
- * names only itself).
+ * names only itself). With the system property {@value #REPLICATOR} set to {@code microraft} it
+ * runs the MicroRaft replicator instead of Ratis ({@code join} is then refused).
  */
 public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
+
+  /**
+   * The system property that chooses the replicator: {@code ratis} (default) or {@code microraft}.
+   */
+  public static final String REPLICATOR = "semafor.replicator";
 
   public static void main(String[] args) throws InterruptedException {
     try {
@@ -62,12 +73,32 @@ public final class ClusterNodeProcess {
                 Long.parseLong(args[6]),
                 args.length > 7 && args[7].equals("join"));
     ClusterConfig.Peer self = cluster.self();
-    Main.run(
+    ServerConfig server =
         ServerConfig.builder()
             .host(self.host())
             .port(self.clientPort())
             .adminPort(Integer.parseInt(args[3]))
-            .build(),
-        (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
+            .build();
+    if (System.getProperty(REPLICATOR, "ratis").equals("microraft")) {
+      if (cluster.join()) {
+        throw new IllegalArgumentException("the microraft replicator cannot join");
+      }
+      List<MicroRaftConfig.Member> members = new ArrayList<>();
+      for (ClusterConfig.Peer p : cluster.peers()) {
+        members.add(new MicroRaftConfig.Member(p.id(), p.host(), p.clientPort(), p.raftPort()));
+      }
+      MicroRaftConfig micro =
+          MicroRaftConfig.of(
+                  cluster.nodeId(),
+                  members,
+                  cluster.dataDir(),
+                  cluster.durability() == ClusterConfig.Durability.FSYNC,
+                  cluster.electionTimeoutMin())
+              .withProperties(
+                  Map.of("microraft.snapshot-every", Long.toString(cluster.snapshotEvery())));
+      Main.run(server, (machine, listener) -> MicroRaftReplicator.start(micro, machine, listener));
+      return;
+    }
+    Main.run(server, (machine, listener) -> RaftReplicator.start(cluster, machine, listener));
   }
 }

@@ -53,7 +53,13 @@ final class EntryBatcher {
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final ReentrantLock sendLock = new ReentrantLock();
-  private final AtomicLong nextBatch = new AtomicLong();
+
+  /**
+   * Batch numbers start from the wall clock (in 1/65536 ms): a member that restarts re-applies its
+   * own entries from its log, and their numbers must not be ones it hands out again.
+   */
+  private final AtomicLong nextBatch = new AtomicLong(System.currentTimeMillis() << 16);
+
   private final AtomicLong nextId = new AtomicLong();
 
   /** What each entry this member sent carries, by batch number, until applied or refused. */

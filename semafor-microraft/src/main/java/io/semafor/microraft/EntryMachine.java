@@ -73,12 +73,20 @@ final class EntryMachine implements StateMachine {
   /** The log time of the last applied command, for {@link #lastLogTime}. */
   private volatile long lastLogTime;
 
+  /** The index of the last entry applied (or snapshot installed), for status. */
+  private volatile long appliedIndex;
+
   EntryMachine(SemaphoreMachine machine, ApplyListener listener, Owner owner) {
     this.machine = machine;
     this.limits = machine.limits();
     this.listener = listener;
     this.owner = owner;
     this.lastLogTime = machine.now();
+  }
+
+  /** The index of the last entry applied or snapshot installed; any thread. */
+  long appliedIndex() {
+    return appliedIndex;
   }
 
   /** The log time of the last applied command; any thread. */
@@ -88,6 +96,7 @@ final class EntryMachine implements StateMachine {
 
   @Override
   public @Nullable Object runOperation(long commitIndex, @Nullable Object operation) {
+    appliedIndex = commitIndex;
     if (!(operation instanceof byte[] bytes) || bytes.length == 0) {
       log.error("entry {} is not a Semafor entry; skipped", commitIndex);
       return null;
@@ -176,6 +185,7 @@ final class EntryMachine implements StateMachine {
       SemaphoreMachine restored = SemaphoreMachine.readSnapshot(limits, in);
       machine = restored;
       lastLogTime = restored.now();
+      appliedIndex = commitIndex;
       listener.restored(restored, restored.now());
       log.info("state installed from the snapshot at {}", commitIndex);
     } catch (IOException | RuntimeException e) {

@@ -14,6 +14,9 @@ import java.util.Map;
  * <p>The tuning an operator may change is passed as properties with the {@code microraft.} prefix
  * ({@link #withProperties}); the defaults are the ones measured in decision 0043.
  *
+ * @param fsync whether an entry is forced to disk before the member counts it (fsync durability),
+ *     or only written to the file (replicated: it survives the process, and the machine once the
+ *     system writes it back)
  * @param electionTimeout how long a follower waits for a leader's first heartbeat before it stands
  *     (MicroRaft adds a random part of up to the same again)
  * @param heartbeatPeriodSecs how often the leader sends heartbeats, in MicroRaft's whole seconds
@@ -26,6 +29,7 @@ public record MicroRaftConfig(
     String nodeId,
     List<Member> members,
     Path dataDir,
+    boolean fsync,
     Duration electionTimeout,
     int heartbeatPeriodSecs,
     int heartbeatTimeoutSecs,
@@ -83,8 +87,8 @@ public record MicroRaftConfig(
    * a second of one in flight at 64 clients, the same at one).
    */
   public static MicroRaftConfig of(
-      String nodeId, List<Member> members, Path dataDir, Duration electionTimeout) {
-    return new MicroRaftConfig(nodeId, members, dataDir, electionTimeout, 1, 2, 4, 50_000);
+      String nodeId, List<Member> members, Path dataDir, boolean fsync, Duration electionTimeout) {
+    return new MicroRaftConfig(nodeId, members, dataDir, fsync, electionTimeout, 1, 2, 4, 50_000);
   }
 
   /** This member's own entry in {@link #members}. */
@@ -122,6 +126,7 @@ public record MicroRaftConfig(
         nodeId,
         members,
         dataDir,
+        fsync,
         electionTimeout,
         values.getOrDefault("microraft.heartbeat-period-secs", heartbeatPeriodSecs),
         values.getOrDefault("microraft.heartbeat-timeout-secs", heartbeatTimeoutSecs),

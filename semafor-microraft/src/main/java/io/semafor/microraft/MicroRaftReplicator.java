@@ -13,8 +13,6 @@ import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,8 +48,8 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private static final Logger log = LoggerFactory.getLogger(MicroRaftReplicator.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
-  /** The file whose presence says this data directory was a member's. */
-  static final String MARKER = "microraft-member";
+  /** The directory of the log in the member's data directory. */
+  static final String LOG_DIR = "microraft";
 
   /** The group every Semafor cluster forms. */
   private static final String GROUP = "semafor";
@@ -65,6 +63,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private final RaftNode node;
   private final EntryBatcher batcher;
   private final Leadership leadership;
+  private final FileLogStore store;
 
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
@@ -72,8 +71,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private volatile boolean closed;
 
   private MicroRaftReplicator(
-      MicroRaftConfig config, SemaphoreMachine initial, ApplyListener listener) {
+      MicroRaftConfig config,
+      SemaphoreMachine initial,
+      ApplyListener listener,
+      FileLogStore store) {
     this.config = config;
+    this.store = store;
     this.listener = listener;
     this.self = config.self().endpoint();
     this.leadership = new Leadership(config.nodeId());
@@ -98,17 +101,23 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
             .setCommitCountToTakeSnapshot(config.snapshotEvery())
             .setRaftNodeReportPublishPeriodSecs(1)
             .build();
-    this.node =
+    var builder =
         RaftNode.newBuilder()
             .setGroupId(GROUP)
-            .setLocalEndpoint(self)
-            .setInitialGroupMembers(endpoints)
             .setConfig(raft)
             .setExecutor(loop)
             .setTransport(transport)
             .setStateMachine(machine)
-            .setRaftNodeReportListener(this::reported)
-            .build();
+            .setStore(store)
+            .setRaftNodeReportListener(this::reported);
+    var restored = store.restored();
+    if (restored.isPresent()) {
+      // the log's members win over --peers, as with Ratis: they may have changed since
+      builder.setRestoredState(restored.get());
+    } else {
+      builder.setLocalEndpoint(self).setInitialGroupMembers(endpoints);
+    }
+    this.node = builder.build();
     this.batcher =
         new EntryBatcher(
             config.nodeId(),
@@ -118,20 +127,39 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
             this::logTime,
             this::leaderHint);
     transport.deliverTo(node::handle);
+    store.onFailure(
+        e -> {
+          if (!closed) {
+            log.error(
+                "the MicroRaft log of {} could not be written; it must stop", config.nodeId(), e);
+            listener.failed(
+                "the MicroRaft log of "
+                    + config.nodeId()
+                    + " could not be written: "
+                    + e.getMessage(),
+                e);
+          }
+        });
   }
 
   /**
-   * Starts this member and returns at once; it serves once a leader is elected ({@link #isLeader}).
+   * Starts this member on its log (where a previous run left it, or a new one) and returns at once;
+   * it serves once a leader is elected ({@link #isLeader}).
    *
-   * @throws UsedDataDirException if the data directory was a member's before: this replicator keeps
-   *     its log in memory, so a member never comes back
-   * @throws UncheckedIOException if the data directory cannot be written or the Raft port bound
+   * @throws UncheckedIOException if the log cannot be read or written, belongs to another member,
+   *     or the Raft port cannot be bound
    * @throws IllegalStateException if the node did not start within 5 s
    */
   public static MicroRaftReplicator start(
       MicroRaftConfig config, SemaphoreMachine machine, ApplyListener listener) {
-    claim(config);
-    MicroRaftReplicator replicator = new MicroRaftReplicator(config, machine, listener);
+    FileLogStore store = openLog(config);
+    MicroRaftReplicator replicator;
+    try {
+      replicator = new MicroRaftReplicator(config, machine, listener, store);
+    } catch (RuntimeException e) {
+      closeQuietly(store);
+      throw e;
+    }
     try {
       replicator.node.start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -143,24 +171,37 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       throw new IllegalStateException("MicroRaft member " + config.nodeId() + " did not start", e);
     }
     log.info(
-        "{} started on MicroRaft (log in memory, experimental) with members {}",
-        config.nodeId(),
-        config.ids());
+        "{} started on MicroRaft (experimental) with members {}", config.nodeId(), config.ids());
     return replicator;
   }
 
-  /** Marks the data directory as this member's, refusing one that was a member's already. */
-  private static void claim(MicroRaftConfig config) {
-    Path marker = config.dataDir().resolve(MARKER);
+  /** Opens the member's log, refusing one that another member wrote. */
+  private static FileLogStore openLog(MicroRaftConfig config) {
+    Path dir = config.dataDir().resolve(LOG_DIR);
+    FileLogStore store;
     try {
-      Files.createDirectories(config.dataDir());
-      if (Files.exists(marker)) {
-        throw new UsedDataDirException(
-            config.dataDir(), Files.readString(marker, StandardCharsets.UTF_8).trim());
-      }
-      Files.writeString(marker, config.nodeId() + "\n", StandardCharsets.UTF_8);
+      store = FileLogStore.open(dir, config.fsync());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    var restored = store.restored();
+    if (restored.isPresent()) {
+      RaftEndpoint was = restored.get().getLocalEndpointPersistentState().getLocalEndpoint();
+      if (!config.nodeId().equals(String.valueOf(was.getId()))) {
+        closeQuietly(store);
+        throw new UncheckedIOException(
+            new IOException(
+                dir + " holds the log of member " + was.getId() + ", not " + config.nodeId()));
+      }
+    }
+    return store;
+  }
+
+  private static void closeQuietly(FileLogStore store) {
+    try {
+      store.close();
+    } catch (IOException e) {
+      log.warn("closing the MicroRaft log", e);
     }
   }
 
@@ -241,6 +282,30 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     return "";
   }
 
+  /**
+   * Refused: this replicator cannot change its members yet (decision 0043).
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public List<String> addMember(String member) {
+    throw new UnsupportedOperationException(MEMBERS_FIXED);
+  }
+
+  /**
+   * Refused: this replicator cannot change its members yet (decision 0043).
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public List<String> removeMember(String id) {
+    throw new UnsupportedOperationException(MEMBERS_FIXED);
+  }
+
+  private static final String MEMBERS_FIXED =
+      "the microraft replicator cannot change its members yet (docs/decisions/0043); the members"
+          + " are those it started with";
+
   /** The id of the leader as this member knows it, or "" if none is known. Never blocks. */
   public String leaderId() {
     return leadership.leaderId();
@@ -259,13 +324,13 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("role", isLeader() ? "leader" : "follower");
     out.put("leader", leadership.leaderId());
     out.put("members", config.ids());
-    out.put("durability", "replicated");
-    out.put("log", "memory");
+    out.put("durability", config.fsync() ? "fsync" : "replicated");
     out.put("tuning", config.tuning());
     RaftNodeReport r = report;
     if (r != null) {
       out.put("term", r.getTerm().getTerm());
       out.put("commitIndex", r.getLog().getCommitIndex());
+      out.put("appliedIndex", machine.appliedIndex());
       out.put("lastLogIndex", r.getLog().getLastLogOrSnapshotIndex());
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
@@ -309,6 +374,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     batcher.refuseAll();
     transport.close();
     loop.close();
+    closeQuietly(store);
   }
 
   // ------------------------------------------------------------------ from the node's thread

@@ -64,7 +64,7 @@ public final class PeerCodec {
    */
   public static final int MAX_SNAPSHOT_CHUNKS = 1 << 16;
 
-  private static final RaftModelFactory MODEL = new DefaultRaftModelFactory();
+  static final RaftModelFactory MODEL = new DefaultRaftModelFactory();
 
   /**
    * Appends {@code message} to {@code out}.
@@ -83,9 +83,7 @@ public final class PeerCodec {
       out.writeLong(m.getFlowControlSequenceNumber());
       out.writeInt(m.getLogEntries().size());
       for (LogEntry e : m.getLogEntries()) {
-        out.writeLong(e.getIndex());
-        out.writeInt(e.getTerm());
-        operation(out, e.getOperation());
+        entry(out, e);
       }
     } else if (message instanceof AppendEntriesSuccessResponse m) {
       header(out, APPEND_SUCCESS, m);
@@ -125,12 +123,7 @@ public final class PeerCodec {
       SnapshotChunk chunk = m.getSnapshotChunk();
       out.writeBoolean(chunk != null);
       if (chunk != null) {
-        out.writeLong(chunk.getIndex());
-        out.writeInt(chunk.getTerm());
-        bytes(out, chunkBytes(chunk.getOperation()));
-        out.writeInt(chunk.getSnapshotChunkIndex());
-        out.writeInt(chunk.getSnapshotChunkCount());
-        membersView(out, chunk.getGroupMembersView());
+        chunk(out, chunk);
       }
       endpoints(out, m.getSnapshottedMembers());
       membersView(out, m.getGroupMembersView());
@@ -192,13 +185,7 @@ public final class PeerCodec {
         int n = count(in, in.readableBytes() / 13, "entries");
         List<LogEntry> entries = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          entries.add(
-              MODEL
-                  .createLogEntryBuilder()
-                  .setIndex(nonNegative(in.readLong(), "Index"))
-                  .setTerm(nonNegative(in.readInt(), "Term"))
-                  .setOperation(operation(in))
-                  .build());
+          entries.add(entry(in));
         }
         return b.setLogEntries(entries).build();
       }
@@ -286,16 +273,7 @@ public final class PeerCodec {
                 .setTotalSnapshotChunkCount(count(in, MAX_SNAPSHOT_CHUNKS, "snapshot chunks"));
         SnapshotChunk chunk = null;
         if (in.readBoolean()) {
-          chunk =
-              MODEL
-                  .createSnapshotChunkBuilder()
-                  .setIndex(nonNegative(in.readLong(), "Index"))
-                  .setTerm(nonNegative(in.readInt(), "Term"))
-                  .setOperation(bytes(in))
-                  .setSnapshotChunkIndex(nonNegative(in.readInt(), "SnapshotChunkIndex"))
-                  .setSnapshotChunkCount(count(in, MAX_SNAPSHOT_CHUNKS, "snapshot chunks"))
-                  .setGroupMembersView(membersView(in))
-                  .build();
+          chunk = chunk(in);
         }
         return b.setSnapshotChunk(chunk)
             .setSnapshottedMembers(endpoints(in))
@@ -329,6 +307,46 @@ public final class PeerCodec {
     text(out, group);
     endpoint(out, m.getSender());
     out.writeInt(m.getTerm());
+  }
+
+  /** A log entry: its index, term and operation (also the log store's record of it). */
+  static void entry(ByteBuf out, LogEntry e) {
+    out.writeLong(e.getIndex());
+    out.writeInt(e.getTerm());
+    operation(out, e.getOperation());
+  }
+
+  /** Reads what {@link #entry(ByteBuf, LogEntry)} wrote. */
+  static LogEntry entry(ByteBuf in) {
+    return MODEL
+        .createLogEntryBuilder()
+        .setIndex(nonNegative(in.readLong(), "Index"))
+        .setTerm(nonNegative(in.readInt(), "Term"))
+        .setOperation(operation(in))
+        .build();
+  }
+
+  /** A snapshot chunk (also the log store's record of it). */
+  static void chunk(ByteBuf out, SnapshotChunk chunk) {
+    out.writeLong(chunk.getIndex());
+    out.writeInt(chunk.getTerm());
+    bytes(out, chunkBytes(chunk.getOperation()));
+    out.writeInt(chunk.getSnapshotChunkIndex());
+    out.writeInt(chunk.getSnapshotChunkCount());
+    membersView(out, chunk.getGroupMembersView());
+  }
+
+  /** Reads what {@link #chunk(ByteBuf, SnapshotChunk)} wrote. */
+  static SnapshotChunk chunk(ByteBuf in) {
+    return MODEL
+        .createSnapshotChunkBuilder()
+        .setIndex(nonNegative(in.readLong(), "Index"))
+        .setTerm(nonNegative(in.readInt(), "Term"))
+        .setOperation(bytes(in))
+        .setSnapshotChunkIndex(nonNegative(in.readInt(), "SnapshotChunkIndex"))
+        .setSnapshotChunkCount(count(in, MAX_SNAPSHOT_CHUNKS, "snapshot chunks"))
+        .setGroupMembersView(membersView(in))
+        .build();
   }
 
   private static void operation(ByteBuf out, @Nullable Object op) {
@@ -413,13 +431,13 @@ public final class PeerCodec {
     return b;
   }
 
-  private static void membersView(ByteBuf out, RaftGroupMembersView view) {
+  static void membersView(ByteBuf out, RaftGroupMembersView view) {
     out.writeLong(view.getLogIndex());
     endpoints(out, view.getMembers());
     endpoints(out, view.getVotingMembers());
   }
 
-  private static RaftGroupMembersView membersView(ByteBuf in) {
+  static RaftGroupMembersView membersView(ByteBuf in) {
     return MODEL
         .createRaftGroupMembersViewBuilder()
         .setLogIndex(nonNegative(in.readLong(), "LogIndex"))
@@ -448,7 +466,7 @@ public final class PeerCodec {
     return list;
   }
 
-  private static void endpoint(ByteBuf out, RaftEndpoint endpoint) {
+  static void endpoint(ByteBuf out, RaftEndpoint endpoint) {
     if (!(endpoint instanceof MemberEndpoint m)) {
       throw new IllegalArgumentException(
           "members are MemberEndpoints, not " + endpoint.getClass().getName());
@@ -458,7 +476,7 @@ public final class PeerCodec {
     out.writeShort(m.port());
   }
 
-  private static MemberEndpoint endpoint(ByteBuf in) {
+  static MemberEndpoint endpoint(ByteBuf in) {
     return new MemberEndpoint(text(in), text(in), in.readUnsignedShort());
   }
 

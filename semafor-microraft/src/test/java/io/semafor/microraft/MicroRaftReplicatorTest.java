@@ -254,15 +254,64 @@ class MicroRaftReplicatorTest {
   }
 
   @Test
-  void aDataDirectoryAMemberUsedBeforeIsRefused() {
-    startGroup(1, Map.of());
+  void aMemberThatStopsComesBackFromItsLogAndCatchesUp() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    String stopped = idOf(aFollower());
+    running.remove(stopped).close();
+    for (long id = 2; id <= 11; id++) {
+      submitAndAwait(leader, request(session, id, new Operation.Increment(X, 1)));
+    }
+
+    start(stopped, Map.of());
+    Recorder back = recorderOf(stopped);
+    Command last = request(session, 11, new Operation.Increment(X, 1));
+
+    // it applies its own log again, then what it missed
+    await().atMost(WAIT).until(() -> back.applied.contains(last));
+    Recorder leaders = recorderOf(idOf(leader));
+    assertThat(back.revisions.get(back.revisions.size() - 1))
+        .isEqualTo(leaders.revisions.get(leaders.revisions.size() - 1));
+  }
+
+  @Test
+  void whenEveryMemberRestartsTheGroupGoesOnFromItsLogs() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 5, SemaphoreOptions.DEFAULT)));
+    submitAndAwait(leader, request(session, 2, new Operation.Increment(X, 2)));
+    for (String id : List.of("n1", "n2", "n3")) {
+      running.remove(id).close();
+    }
+
+    for (String id : List.of("n1", "n2", "n3")) {
+      start(id, Map.of());
+    }
+    MicroRaftReplicator again = awaitLeader();
+
+    assertThat(readValue(again)).isEqualTo(7);
+    submitAndAwait(again, request(session, 3, new Operation.Increment(X, 1)));
+    assertThat(readValue(again)).isEqualTo(8);
+  }
+
+  @Test
+  void aLogWrittenByAnotherMemberIsRefused() {
+    startGroup(2, Map.of());
     awaitLeader();
     running.remove("n1").close();
+    running.remove("n2").close();
+    MicroRaftConfig wrong =
+        MicroRaftConfig.of("n2", members, dir.resolve("n1"), false, Duration.ofMillis(300));
 
-    assertThatThrownBy(() -> start("n1", Map.of()))
-        .isInstanceOf(UsedDataDirException.class)
-        .hasMessageContaining("member n1")
-        .hasMessageContaining("cannot come back");
+    assertThatThrownBy(
+            () -> MicroRaftReplicator.start(wrong, new SemaphoreMachine(), new Recorder()))
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageContaining("holds the log of member n1, not n2");
   }
 
   // ------------------------------------------------------------------ helpers
@@ -280,9 +329,10 @@ class MicroRaftReplicatorTest {
     }
   }
 
+  /** Starts member {@code id} on its data directory (again, if it ran before). */
   private void start(String id, Map<String, String> properties) {
     MicroRaftConfig config =
-        MicroRaftConfig.of(id, members, dir.resolve(id), Duration.ofMillis(300))
+        MicroRaftConfig.of(id, members, dir.resolve(id), false, Duration.ofMillis(300))
             .withProperties(properties);
     Recorder recorder = new Recorder();
     MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
