@@ -17,10 +17,11 @@ import java.util.Map;
  * @param fsync whether an entry is forced to disk before the member counts it (fsync durability),
  *     or only written to the file (replicated: it survives the process, and the machine once the
  *     system writes it back)
- * @param electionTimeout how long a follower waits for a leader's first heartbeat before it stands
- *     (MicroRaft adds a random part of up to the same again)
- * @param heartbeatPeriodSecs how often the leader sends heartbeats, in MicroRaft's whole seconds
- * @param heartbeatTimeoutSecs how long a follower hears nothing before it gives the leader up
+ * @param electionTimeout how long a follower hears nothing from its leader before it gives the
+ *     leader up (rounded up to whole heartbeat periods, and noticed within one more), and how long
+ *     a candidate waits for votes before it tries again (MicroRaft adds up to a tenth of a period)
+ * @param heartbeatPeriod how often the leader sends heartbeats; MicroRaft's second lasts this long
+ *     ({@link TimeScale})
  * @param entriesInFlight entries the leader has replicating at once; the commands that arrive
  *     meanwhile wait and go together in the next entry
  * @param snapshotEvery entries between MicroRaft's snapshots (its log is kept up to the last one)
@@ -31,8 +32,7 @@ public record MicroRaftConfig(
     Path dataDir,
     boolean fsync,
     Duration electionTimeout,
-    int heartbeatPeriodSecs,
-    int heartbeatTimeoutSecs,
+    Duration heartbeatPeriod,
     int entriesInFlight,
     int snapshotEvery) {
 
@@ -69,26 +69,30 @@ public record MicroRaftConfig(
     if (electionTimeout.toMillis() < 1) {
       throw new IllegalArgumentException("--election-timeout: must be at least 1ms");
     }
-    positive("microraft.heartbeat-period-secs", heartbeatPeriodSecs);
+    new TimeScale(heartbeatPeriod); // checks its range
     positive("microraft.entries-in-flight", entriesInFlight);
     positive("microraft.snapshot-every", snapshotEvery);
-    if (heartbeatTimeoutSecs < heartbeatPeriodSecs) {
-      throw new IllegalArgumentException(
-          "microraft.heartbeat-timeout-secs: "
-              + heartbeatTimeoutSecs
-              + " is shorter than microraft.heartbeat-period-secs "
-              + heartbeatPeriodSecs);
-    }
   }
 
   /**
-   * The defaults for this member: heartbeats every second, a leader given up after 2 s of silence
-   * (MicroRaft counts in whole seconds), 4 entries in flight (decision 0043's gate: 2× the entries
-   * a second of one in flight at 64 clients, the same at one).
+   * The defaults for this member: heartbeats every 100 ms (decision 0044), 4 entries in flight
+   * (decision 0043's gate: 2× the entries a second of one in flight at 64 clients, the same at
+   * one), a snapshot every 50,000 entries (MicroRaft's default).
    */
   public static MicroRaftConfig of(
       String nodeId, List<Member> members, Path dataDir, boolean fsync, Duration electionTimeout) {
-    return new MicroRaftConfig(nodeId, members, dataDir, fsync, electionTimeout, 1, 2, 4, 50_000);
+    return new MicroRaftConfig(
+        nodeId, members, dataDir, fsync, electionTimeout, Duration.ofMillis(100), 4, 50_000);
+  }
+
+  /** The time MicroRaft runs on: its second is one {@link #heartbeatPeriod}. */
+  public TimeScale timeScale() {
+    return new TimeScale(heartbeatPeriod);
+  }
+
+  /** MicroRaft's heartbeat timeout, in its seconds: the election timeout in whole periods. */
+  public int heartbeatTimeoutPeriods() {
+    return timeScale().wholePeriods(electionTimeout);
   }
 
   /** This member's own entry in {@link #members}. */
@@ -97,9 +101,9 @@ public record MicroRaftConfig(
   }
 
   /**
-   * This config with the operator's properties applied: {@code microraft.heartbeat-period-secs},
-   * {@code microraft.heartbeat-timeout-secs}, {@code microraft.entries-in-flight}, {@code
-   * microraft.snapshot-every}, each a positive whole number.
+   * This config with the operator's properties applied: {@code microraft.heartbeat-period-ms} (1 to
+   * 1000), {@code microraft.entries-in-flight}, {@code microraft.snapshot-every}, each a positive
+   * whole number.
    *
    * @throws IllegalArgumentException naming the property ({@code raftProperty: KEY ...}) that is
    *     not one of these or whose value is not a positive whole number
@@ -122,14 +126,18 @@ public record MicroRaftConfig(
       positive("raftProperty: " + key, value);
       values.put(key, value);
     }
+    Integer periodMs = values.get("microraft.heartbeat-period-ms");
+    if (periodMs != null && periodMs > 1000) {
+      throw new IllegalArgumentException(
+          "raftProperty: microraft.heartbeat-period-ms=" + periodMs + " is over 1000");
+    }
     return new MicroRaftConfig(
         nodeId,
         members,
         dataDir,
         fsync,
         electionTimeout,
-        values.getOrDefault("microraft.heartbeat-period-secs", heartbeatPeriodSecs),
-        values.getOrDefault("microraft.heartbeat-timeout-secs", heartbeatTimeoutSecs),
+        periodMs == null ? heartbeatPeriod : Duration.ofMillis(periodMs),
         values.getOrDefault("microraft.entries-in-flight", entriesInFlight),
         values.getOrDefault("microraft.snapshot-every", snapshotEvery));
   }
@@ -137,8 +145,7 @@ public record MicroRaftConfig(
   /** The properties {@link #withProperties} reads. */
   public static final List<String> KEYS =
       List.of(
-          "microraft.heartbeat-period-secs",
-          "microraft.heartbeat-timeout-secs",
+          "microraft.heartbeat-period-ms",
           "microraft.entries-in-flight",
           "microraft.snapshot-every");
 
@@ -146,8 +153,8 @@ public record MicroRaftConfig(
   public Map<String, Object> tuning() {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("electionTimeoutMillis", electionTimeout.toMillis());
-    out.put("heartbeatPeriodSecs", heartbeatPeriodSecs);
-    out.put("heartbeatTimeoutSecs", heartbeatTimeoutSecs);
+    out.put("heartbeatPeriodMillis", heartbeatPeriod.toMillis());
+    out.put("heartbeatTimeoutMillis", heartbeatTimeoutPeriods() * heartbeatPeriod.toMillis());
     out.put("entriesInFlight", entriesInFlight);
     out.put("snapshotEvery", snapshotEvery);
     return out;

@@ -14,6 +14,7 @@ import io.semafor.replication.group.Leadership;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,11 +34,9 @@ import org.slf4j.LoggerFactory;
  * into the next entry; {@link EntryMachine} applies entries to the core. Followers refuse commands
  * and reads: their clients are sent to the leader.
  *
- * <p><b>Experimental: the log is in memory.</b> A member that stops loses its log and its vote, and
- * could vote twice in one term if it came back under its id, so it never comes back: {@link #start}
- * refuses a data directory this replicator has used before. A majority stopping at once loses the
- * group. Membership does not change. The durable log, membership and TLS between members are the
- * next steps of decision 0043.
+ * <p>The log is {@link FileLogStore} in the member's data directory: a member that stops comes back
+ * from it. MicroRaft runs on {@link TimeScale}'s time, so its whole-second heartbeat settings
+ * become heartbeat periods of 100 ms (decision 0044).
  *
  * <p>Reads and snapshots travel in the log with the commands, and are answered where they fall. The
  * leader stamps each entry with its log time as {@link Leadership} keeps it.
@@ -64,6 +63,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private final EntryBatcher batcher;
   private final Leadership leadership;
   private final FileLogStore store;
+  private final SilentLeaderWatch silentLeader;
 
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
@@ -83,7 +83,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     List<RaftEndpoint> endpoints = new ArrayList<>();
     config.members().forEach(m -> endpoints.add(m.endpoint()));
     this.machine = new EntryMachine(initial, listener, this);
-    this.loop = new NodeLoop("semafor-microraft-" + config.nodeId());
+    TimeScale scale = config.timeScale();
+    Clock clock = scale.clock();
+    this.loop = new NodeLoop("semafor-microraft-" + config.nodeId(), scale);
     try {
       this.transport = new PeerTransport(self, loop);
     } catch (RuntimeException e) {
@@ -92,11 +94,13 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
           new IOException(
               "cannot listen for members on " + self.host() + ":" + self.port() + ": " + e, e));
     }
+    // MicroRaft's seconds last one heartbeat period (decision 0044): a heartbeat every period, the
+    // leader given up after the election timeout in whole periods
     RaftConfig raft =
         RaftConfig.newBuilder()
-            .setLeaderElectionTimeoutMillis(config.electionTimeout().toMillis())
-            .setLeaderHeartbeatPeriodSecs(config.heartbeatPeriodSecs())
-            .setLeaderHeartbeatTimeoutSecs(config.heartbeatTimeoutSecs())
+            .setLeaderElectionTimeoutMillis(scale.raftMillis(config.electionTimeout()))
+            .setLeaderHeartbeatPeriodSecs(1)
+            .setLeaderHeartbeatTimeoutSecs(config.heartbeatTimeoutPeriods())
             .setAppendEntriesRequestBatchSize(EntryBatcher.ENTRIES_PER_APPEND)
             .setCommitCountToTakeSnapshot(config.snapshotEvery())
             .setRaftNodeReportPublishPeriodSecs(1)
@@ -106,6 +110,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
             .setGroupId(GROUP)
             .setConfig(raft)
             .setExecutor(loop)
+            .setClock(clock)
             .setTransport(transport)
             .setStateMachine(machine)
             .setStore(store)
@@ -118,6 +123,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       builder.setLocalEndpoint(self).setInitialGroupMembers(endpoints);
     }
     this.node = builder.build();
+    this.silentLeader = new SilentLeaderWatch(node, loop, clock, config.heartbeatTimeoutPeriods());
     this.batcher =
         new EntryBatcher(
             config.nodeId(),
@@ -162,6 +168,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     }
     try {
       replicator.node.start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      replicator.silentLeader.start();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       replicator.close();
@@ -350,6 +357,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("entriesInFlight", batcher.inFlight());
     out.put("droppedUnwritable", transport.droppedUnwritable());
     out.put("malformedFrames", transport.malformedFrames());
+    out.put("silentLeaderElections", silentLeader.elections());
     return out;
   }
 
@@ -364,6 +372,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     }
     closed = true;
     leadership.stop();
+    silentLeader.stop();
     try {
       node.terminate().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -394,6 +403,16 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
         listener.lostLeadership(leaderHint());
       }
     }
+  }
+
+  /** The MicroRaft node, for tests that reach into it. */
+  RaftNode raftNode() {
+    return node;
+  }
+
+  /** The loop the node runs on, for tests that run on it. */
+  NodeLoop nodeLoop() {
+    return loop;
   }
 
   @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.microraft.impl.RaftNodeImpl;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
@@ -202,6 +204,43 @@ class MicroRaftReplicatorTest {
     assertThat(second.logTime()).isGreaterThanOrEqualTo(lastApplied);
     submitAndAwait(second, request(session, 2, new Operation.Increment(X, 1)));
     assertThat(readValue(second)).isEqualTo(8);
+  }
+
+  @Test
+  void followersStuckInAPreVoteStillElectWhenTheirLeaderFallsSilent() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator first = awaitLeader();
+    long session = openSession(first);
+    submitAndAwait(
+        first, request(session, 1, new Operation.Create(X, 7, SemaphoreOptions.DEFAULT)));
+    String firstId = idOf(first);
+    // the state MicroRaft 0.7 can leave a follower in (decision 0044): a pre-vote of its own that
+    // is never cleared, so its heartbeat task never gives the leader up
+    for (MicroRaftReplicator follower : running.values()) {
+      if (follower != first) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        follower
+            .nodeLoop()
+            .execute(
+                () -> {
+                  ((RaftNodeImpl) follower.raftNode()).state().initPreCandidateState();
+                  done.complete(null);
+                });
+        done.join();
+      }
+    }
+
+    running.remove(firstId).close();
+    MicroRaftReplicator second = awaitLeader();
+
+    assertThat(idOf(second)).isNotEqualTo(firstId);
+    submitAndAwait(second, request(session, 2, new Operation.Increment(X, 1)));
+    assertThat(readValue(second)).isEqualTo(8);
+    long started =
+        running.values().stream()
+            .mapToLong(r -> (Long) r.status().getOrDefault("silentLeaderElections", 0L))
+            .sum();
+    assertThat(started).isPositive();
   }
 
   @Test

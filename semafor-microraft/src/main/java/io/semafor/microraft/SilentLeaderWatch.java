@@ -1,0 +1,131 @@
+package io.semafor.microraft;
+
+import io.microraft.RaftEndpoint;
+import io.microraft.RaftNode;
+import io.microraft.RaftRole;
+import io.microraft.model.impl.DefaultRaftModelFactory;
+import io.microraft.model.message.TriggerLeaderElectionRequest;
+import io.microraft.report.RaftNodeReport;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts an election on a follower that MicroRaft left following a leader silent for longer than it
+ * should have been given up (decision 0044).
+ *
+ * <p>MicroRaft 0.7 gives a silent leader up in its heartbeat task only while the follower has no
+ * pre-vote of its own under way, and a pre-vote begun in the moment between voting for a candidate
+ * and hearing from it as leader is never cleared while the term stays the same. Such a follower
+ * then follows a dead leader forever; if the only other survivor's log is behind, whose pre-votes
+ * it rightly refuses, the group never elects again (seen in FailoverBench's fifth trial, decision
+ * 0044). Upstream (0.8 and master) has the same code.
+ *
+ * <p>Once every heartbeat period this checks MicroRaft's own report: a follower whose leader has
+ * been silent for the heartbeat timeout plus two periods (MicroRaft, which checks every period,
+ * would have acted by then) is handed the request a leader sends when it transfers leadership, in
+ * the silent leader's name, with this member's own term and last entry. MicroRaft then starts an
+ * election as it does for a transfer. Safety does not depend on it: any member may stand at any
+ * time in Raft, and a vote still needs a log as up to date as the voter's. The request skips
+ * MicroRaft's leader stickiness, so this member never uses MicroRaft's leader-lease reads, which
+ * rest on it (reads travel in the log).
+ *
+ * <p>Runs on the node's loop only.
+ */
+final class SilentLeaderWatch {
+  private static final Logger log = LoggerFactory.getLogger(SilentLeaderWatch.class);
+  private static final DefaultRaftModelFactory MODEL = new DefaultRaftModelFactory();
+
+  private final RaftNode node;
+  private final NodeLoop loop;
+  private final Clock clock;
+  private final long graceMillis;
+  private final AtomicLong elections = new AtomicLong();
+  private volatile boolean stopped;
+
+  /**
+   * @param clock the clock MicroRaft runs on (its milliseconds)
+   * @param heartbeatTimeoutPeriods MicroRaft's heartbeat timeout, in its seconds
+   */
+  SilentLeaderWatch(RaftNode node, NodeLoop loop, Clock clock, int heartbeatTimeoutPeriods) {
+    this.node = node;
+    this.loop = loop;
+    this.clock = clock;
+    this.graceMillis = TimeUnit.SECONDS.toMillis(heartbeatTimeoutPeriods + 2L);
+  }
+
+  /**
+   * Whether a member in {@code role} following {@code leader}, last heard from at {@code
+   * lastHeartbeat}, should have given the leader up by {@code now}: a follower (not a learner,
+   * which never stands) with a leader silent for at least {@code graceMillis}. All times in
+   * MicroRaft's milliseconds.
+   */
+  static boolean missed(
+      RaftRole role,
+      @Nullable RaftEndpoint leader,
+      Optional<Long> lastHeartbeat,
+      long now,
+      long graceMillis) {
+    return role == RaftRole.FOLLOWER
+        && leader != null
+        && lastHeartbeat.isPresent()
+        && now - lastHeartbeat.get() >= graceMillis;
+  }
+
+  /** Checks now and then once every heartbeat period until {@link #stop}. */
+  void start() {
+    loop.schedule(this::check, 1, TimeUnit.SECONDS);
+  }
+
+  /** Stops checking. */
+  void stop() {
+    stopped = true;
+  }
+
+  /** Elections this watch started. */
+  long elections() {
+    return elections.get();
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // the report's stage does everything
+  private void check() {
+    if (stopped) {
+      return;
+    }
+    node.getReport()
+        .thenAccept(ordered -> electIfMissed(ordered.getResult()))
+        .whenComplete((done, e) -> loop.schedule(this::check, 1, TimeUnit.SECONDS));
+  }
+
+  private void electIfMissed(RaftNodeReport report) {
+    RaftEndpoint leader = report.getTerm().getLeaderEndpoint();
+    if (stopped
+        || !missed(
+            report.getRole(),
+            leader,
+            report.getLeaderHeartbeatTimestamp(),
+            clock.millis(),
+            graceMillis)) {
+      return;
+    }
+    log.warn(
+        "{} still follows {}, silent past its timeout: starting an election (decision 0044)",
+        report.getEndpoint().getId(),
+        leader.getId());
+    elections.incrementAndGet();
+    TriggerLeaderElectionRequest request =
+        MODEL
+            .createTriggerLeaderElectionRequestBuilder()
+            .setGroupId(node.getGroupId())
+            .setSender(leader)
+            .setTerm(report.getTerm().getTerm())
+            .setLastLogTerm(report.getLog().getLastLogOrSnapshotTerm())
+            .setLastLogIndex(report.getLog().getLastLogOrSnapshotIndex())
+            .build();
+    node.handle(request);
+  }
+}
