@@ -1,7 +1,7 @@
 package io.semafor.cli;
 
 import io.semafor.client.SemaforException;
-import io.semafor.raft.CorruptSnapshotException;
+import io.semafor.replication.DataDamagedException;
 import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.ConfigDefaults;
 import java.io.PrintWriter;
@@ -118,8 +118,7 @@ public final class Main {
       err.println("semafor: " + e.getMessage());
       return ExitCodes.USAGE;
     }
-    if (command.getCommand() instanceof ServerCommand
-        && causedBy(e, CorruptSnapshotException.class)) {
+    if (command.getCommand() instanceof ServerCommand && causedBy(e, DataDamagedException.class)) {
       err.println("semafor server: " + CommandLines.rootMessage(e));
       return ExitCodes.DATA_DAMAGED;
     }

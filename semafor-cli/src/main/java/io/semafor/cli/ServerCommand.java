@@ -3,8 +3,8 @@ package io.semafor.cli;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.PeerTls;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.PeerTls;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Logging;
 import io.semafor.server.Main;
@@ -88,8 +88,7 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "ratis",
       description =
           "Cluster node: the Raft library the cluster replicates on (default ${DEFAULT-VALUE})."
-              + " microraft is experimental: no --join and no TLS between members yet"
-              + " (docs/decisions/0043).")
+              + " microraft: MicroRaft on one thread per member (docs/decisions/0043).")
   String replicator = "ratis";
 
   @Option(
@@ -241,30 +240,21 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The MicroRaft replicator's view of the cluster, refusing what it cannot do yet (decision 0043).
-   */
+  /** The MicroRaft replicator's view of the cluster (decision 0043). */
   private MicroRaftConfig microRaft(ClusterConfig cluster, @Nullable PeerTls peerTls) {
-    if (join) {
-      throw usage("--join: the microraft replicator cannot change its members yet");
-    }
-    if (peerTls != null) {
-      throw usage(
-          "--tls-cert: the microraft replicator has no TLS between members yet; use --replicator"
-              + " ratis");
-    }
-    java.util.List<MicroRaftConfig.Member> members = new java.util.ArrayList<>();
-    for (ClusterConfig.Peer p : cluster.peers()) {
-      members.add(new MicroRaftConfig.Member(p.id(), p.host(), p.clientPort(), p.raftPort()));
-    }
     try {
-      return MicroRaftConfig.of(
-              cluster.nodeId(),
-              members,
-              cluster.dataDir(),
-              cluster.durability() == ClusterConfig.Durability.FSYNC,
-              cluster.electionTimeoutMin())
-          .withProperties(raftProperties);
+      MicroRaftConfig config =
+          MicroRaftConfig.of(
+                  cluster.nodeId(),
+                  cluster.peers().stream().map(ClusterConfig.Peer::member).toList(),
+                  cluster.dataDir(),
+                  cluster.durability() == ClusterConfig.Durability.FSYNC,
+                  cluster.electionTimeoutMin())
+              .withProperties(raftProperties);
+      if (peerTls != null) {
+        config = config.withTls(peerTls);
+      }
+      return join ? config.joining() : config;
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));
     }

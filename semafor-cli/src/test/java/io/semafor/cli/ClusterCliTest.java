@@ -15,13 +15,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A cluster run the way docs/cluster.md tells a user to: three {@code semafor server} processes,
- * then a fourth that joins through {@code semafor cluster add}, and one removed again.
+ * then a fourth that joins through {@code semafor cluster add}, and one removed again; on each
+ * replicator.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS) // a hung cluster must fail, not stall CI
 class ClusterCliTest {
@@ -37,9 +39,10 @@ class ClusterCliTest {
     }
   }
 
-  @Test
-  void aNodeJoinsThroughClusterAddAndTheLeaderLeavesThroughClusterRemove(@TempDir Path dir)
-      throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"ratis", "microraft"})
+  void aNodeJoinsThroughClusterAddAndTheLeaderLeavesThroughClusterRemove(
+      String replicator, @TempDir Path dir) throws Exception {
     int[] client = new int[4];
     int[] raft = new int[4];
     int[] admin = new int[4];
@@ -53,17 +56,22 @@ class ClusterCliTest {
       peers.append(i == 0 ? "" : ",").append(member(i, client, raft));
     }
     for (int i = 0; i < 3; i++) {
-      nodes.add(startNode(dir, i, peers.toString(), admin, false));
+      nodes.add(startNode(dir, i, peers.toString(), admin, false, replicator));
     }
     String admins = "127.0.0.1:" + admin[0] + ",127.0.0.1:" + admin[1] + ",127.0.0.1:" + admin[2];
     String leader = awaitLeader(admins);
     String servers =
         "127.0.0.1:" + client[0] + ",127.0.0.1:" + client[1] + ",127.0.0.1:" + client[2];
     assertThat(CliProcess.run(servers, "create", "jobs", "3").status()).isZero();
-    assertThat(memberStatus(admins, "n1").get("raftProperties").asText())
-        .isEqualTo("raft.server.log.appender.wait-time.min=2ms");
+    if (replicator.equals("ratis")) {
+      assertThat(memberStatus(admins, "n1").get("raftProperties").asText())
+          .isEqualTo("raft.server.log.appender.wait-time.min=2ms");
+    } else {
+      assertThat(memberStatus(admins, "n1").path("tuning").path("entriesInFlight").asInt())
+          .isEqualTo(2);
+    }
 
-    nodes.add(startNode(dir, 3, member(3, client, raft), admin, true));
+    nodes.add(startNode(dir, 3, member(3, client, raft), admin, true, replicator));
     Finished added =
         CliProcess.runRaw("cluster", "add", member(3, client, raft), "--admin", admins);
     assertThat(added.status()).as(added.err()).isZero();
@@ -90,7 +98,8 @@ class ClusterCliTest {
     return "n" + (i + 1) + "=127.0.0.1:" + client[i] + ":" + raft[i];
   }
 
-  private static Process startNode(Path dir, int i, String peers, int[] admin, boolean join)
+  private static Process startNode(
+      Path dir, int i, String peers, int[] admin, boolean join, String replicator)
       throws IOException {
     List<String> args =
         new ArrayList<>(
@@ -103,12 +112,19 @@ class ClusterCliTest {
                 "--data-dir",
                 dir.resolve("n" + (i + 1)).toString(),
                 "--admin-port",
-                Integer.toString(admin[i])));
+                Integer.toString(admin[i]),
+                "--replicator",
+                replicator));
     if (join) {
       args.add("--join");
     }
     if (i == 0) { // as an operator tunes one node
-      args.addAll(List.of("--raft-property", "raft.server.log.appender.wait-time.min=2ms"));
+      args.addAll(
+          List.of(
+              "--raft-property",
+              replicator.equals("ratis")
+                  ? "raft.server.log.appender.wait-time.min=2ms"
+                  : "microraft.entries-in-flight=2"));
     }
     return CliProcess.startRaw(dir.resolve("n" + (i + 1) + ".log"), args.toArray(String[]::new));
   }

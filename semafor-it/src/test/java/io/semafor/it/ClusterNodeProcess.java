@@ -7,8 +7,6 @@ import io.semafor.raft.RaftReplicator;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,7 +43,7 @@ public final class ClusterNodeProcess {
 
   private static boolean corruptSnapshot(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof io.semafor.raft.CorruptSnapshotException) {
+      if (t instanceof io.semafor.replication.DataDamagedException) {
         return true;
       }
     }
@@ -80,22 +78,16 @@ public final class ClusterNodeProcess {
             .adminPort(Integer.parseInt(args[3]))
             .build();
     if (System.getProperty(REPLICATOR, "ratis").equals("microraft")) {
-      if (cluster.join()) {
-        throw new IllegalArgumentException("the microraft replicator cannot join");
-      }
-      List<MicroRaftConfig.Member> members = new ArrayList<>();
-      for (ClusterConfig.Peer p : cluster.peers()) {
-        members.add(new MicroRaftConfig.Member(p.id(), p.host(), p.clientPort(), p.raftPort()));
-      }
-      MicroRaftConfig micro =
+      MicroRaftConfig configured =
           MicroRaftConfig.of(
                   cluster.nodeId(),
-                  members,
+                  cluster.peers().stream().map(ClusterConfig.Peer::member).toList(),
                   cluster.dataDir(),
                   cluster.durability() == ClusterConfig.Durability.FSYNC,
                   cluster.electionTimeoutMin())
               .withProperties(
                   Map.of("microraft.snapshot-every", Long.toString(cluster.snapshotEvery())));
+      MicroRaftConfig micro = cluster.join() ? configured.joining() : configured;
       Main.run(server, (machine, listener) -> MicroRaftReplicator.start(micro, machine, listener));
       return;
     }

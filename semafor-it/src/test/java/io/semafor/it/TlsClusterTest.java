@@ -9,9 +9,12 @@ import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.TlsConfig;
+import io.semafor.microraft.MicroRaftConfig;
+import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.PeerTls;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.PeerTls;
+import io.semafor.replication.Replicator;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
@@ -30,17 +33,24 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A three-node cluster with TLS on every client port and mutual TLS between the Raft peers: it
  * elects, replicates and serves a TLS client; a member whose certificate comes from another CA is
- * refused by its peers (and refuses them), so it never learns the log.
+ * refused by its peers (and refuses them), so it never learns the log. On each replicator.
  */
+@ParameterizedClass
+@ValueSource(strings = {"ratis", "microraft"})
 class TlsClusterTest {
+  @Parameter String replicator = "ratis";
+
   @TempDir Path dir = Path.of("set-by-junit");
 
   private final List<SemaforServer> servers = new ArrayList<>();
-  private final List<RaftReplicator> replicators = new ArrayList<>();
+  private final List<Replicator> replicators = new ArrayList<>();
   private final List<ClusterConfig.Peer> peers = new ArrayList<>();
 
   @AfterEach
@@ -82,7 +92,8 @@ class TlsClusterTest {
           ClusterConfig.of(
                   self.id(), peers, dir.resolve(self.id()), ClusterConfig.Durability.REPLICATED)
               .withElectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2));
-      AtomicReference<RaftReplicator> made = new AtomicReference<>();
+      AtomicReference<Replicator> made = new AtomicReference<>();
+      PeerTls tls = new PeerTls(cert.cert(), cert.key(), ca, peerNames);
       servers.add(
           SemaforServer.start(
               ServerConfig.builder()
@@ -91,12 +102,19 @@ class TlsClusterTest {
                   .security(security.get(i))
                   .build(),
               (machine, listener) -> {
-                RaftReplicator r =
-                    RaftReplicator.start(
-                        config,
-                        machine,
-                        listener,
-                        new PeerTls(cert.cert(), cert.key(), ca, peerNames));
+                Replicator r =
+                    replicator.equals("ratis")
+                        ? RaftReplicator.start(config, machine, listener, tls)
+                        : MicroRaftReplicator.start(
+                            MicroRaftConfig.of(
+                                    self.id(),
+                                    peers.stream().map(ClusterConfig.Peer::member).toList(),
+                                    config.dataDir(),
+                                    false,
+                                    Duration.ofSeconds(1))
+                                .withTls(tls),
+                            machine,
+                            listener);
                 made.set(r);
                 return r;
               }));
@@ -161,7 +179,7 @@ class TlsClusterTest {
       // and the secret from the replicated state, and the permit is still held
       int leader =
           replicators.indexOf(
-              replicators.stream().filter(RaftReplicator::isLeader).findFirst().orElseThrow());
+              replicators.stream().filter(Replicator::isLeader).findFirst().orElseThrow());
       servers.get(leader).close();
       assertThat(client.semaphore("jobs/a").value()).isZero();
       permit.close();
@@ -188,7 +206,7 @@ class TlsClusterTest {
     // every member, the followers too, applied what the TLS client did over TLS between peers
     int leader =
         replicators.indexOf(
-            replicators.stream().filter(RaftReplicator::isLeader).findFirst().orElseThrow());
+            replicators.stream().filter(Replicator::isLeader).findFirst().orElseThrow());
     long leaderApplied = applied(leader);
     await()
         .atMost(Duration.ofSeconds(20))

@@ -11,6 +11,7 @@ import io.microraft.persistence.RaftStore;
 import io.microraft.persistence.RestoredRaftState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.semafor.replication.DataDamagedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -43,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>Restoring reads the newest segment whose base is whole, up to its first record that is cut
  * short or fails its checksum (what a crash in the middle of a write leaves): that record and what
  * follows are dropped, which loses only writes that were never acknowledged (a forced write is
- * whole). A record is {@code length, CRC32C, type, payload}.
+ * whole). A record that is not whole with a whole record anywhere after it was not cut off by a
+ * crash but damaged: the store then refuses to open ({@link DataDamagedException}) rather than drop
+ * what follows, votes included. A record is {@code length, CRC32C, type, payload}.
  *
  * <p>Durability: the term and vote, the endpoint and the members are forced at once, always (a
  * member that forgot its vote could vote twice in a term). Entries and snapshot chunks are written
@@ -524,13 +527,25 @@ final class FileLogStore implements RaftStore, AutoCloseable {
       int start = in.readerIndex();
       int length = in.readInt();
       int sum = in.readInt();
-      if (length < 1 || length > MAX_RECORD_BYTES || length > in.readableBytes()) {
-        in.readerIndex(start);
-        break;
+      boolean whole = length >= 1 && length <= MAX_RECORD_BYTES && length <= in.readableBytes();
+      if (whole) {
+        check.reset();
+        check.update(all, in.readerIndex(), length);
+        whole = (int) check.getValue() == sum;
       }
-      check.reset();
-      check.update(all, in.readerIndex(), length);
-      if ((int) check.getValue() != sum) {
+      if (!whole) {
+        if (wholeRecordFrom(all, start + 1, check)) {
+          // a crash cuts off the last write only; a whole record after a bad one is damage
+          throw new DataDamagedException(
+              "the MicroRaft log "
+                  + path
+                  + " is damaged: the record at byte "
+                  + start
+                  + " is not whole and whole records follow it. This node will not start from"
+                  + " it: its log and votes cannot be trusted. Remove the member (semafor cluster"
+                  + " remove ID), empty its data directory and add it back"
+                  + " (docs/operations.md#a-node-says-its-snapshot-is-corrupt)");
+        }
         in.readerIndex(start);
         break;
       }
@@ -563,6 +578,35 @@ final class FileLogStore implements RaftStore, AutoCloseable {
     state.chunks.clear();
     state.chunks.putAll(read.chunks);
     return true;
+  }
+
+  /**
+   * Whether a whole record (a good length and checksum) starts anywhere from byte {@code from} on:
+   * a tail cut off by a crash holds none, a damaged record is followed by the ones after it.
+   */
+  private static boolean wholeRecordFrom(byte[] all, int from, CRC32C check) {
+    for (int at = from; at + 9 <= all.length; at++) {
+      if (wholeRecordAt(all, at, check)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a record with a good length and checksum starts at byte {@code at} of {@code all}. */
+  private static boolean wholeRecordAt(byte[] all, int at, CRC32C check) {
+    if (at < 0 || at + 8 > all.length) {
+      return false;
+    }
+    ByteBuffer header = ByteBuffer.wrap(all, at, 8);
+    int length = header.getInt();
+    int sum = header.getInt();
+    if (length < 1 || length > MAX_RECORD_BYTES || length > all.length - at - 8) {
+      return false;
+    }
+    check.reset();
+    check.update(all, at + 8, length);
+    return (int) check.getValue() == sum;
   }
 
   private static void apply(ByteBuf body, State state) {

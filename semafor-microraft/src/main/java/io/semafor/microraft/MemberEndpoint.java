@@ -2,19 +2,23 @@ package io.semafor.microraft;
 
 import io.microraft.RaftEndpoint;
 import io.netty.util.NetUtil;
+import io.semafor.replication.group.GroupMember;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A member of a MicroRaft group as Semafor names it: its node id and the address its peers reach it
- * at. The address rides with the member in every message and in the log's membership entries, so a
- * member added at run time is reachable without a side table. Two endpoints are the same member
- * only if id, host and port all match, as Semafor's {@code --peers} entries are compared.
+ * A member of a MicroRaft group as Semafor names it: its node id, the address its peers reach it at
+ * and the port its clients use. These ride with the member in every message and in the log's
+ * membership entries, so a member added at run time is reachable, and its clients redirected to it,
+ * without a side table. Two endpoints are the same member only if every part matches, as Semafor's
+ * {@code --peers} entries are compared.
  *
  * @param id the node id, 1-255 UTF-8 bytes
- * @param host the host name or address peers connect to, 1-255 UTF-8 bytes
- * @param port the peer port, 1-65535
+ * @param host the host name or address peers and clients connect to, 1-255 UTF-8 bytes
+ * @param port the peer (Raft) port, 1-65535
+ * @param clientPort the client port, 1-65535
  */
-public record MemberEndpoint(String id, String host, int port) implements RaftEndpoint {
+public record MemberEndpoint(String id, String host, int port, int clientPort)
+    implements RaftEndpoint {
   /** The longest id or host, in UTF-8 bytes, that the peer codec carries. */
   public static final int MAX_TEXT_BYTES = 255;
 
@@ -29,6 +33,24 @@ public record MemberEndpoint(String id, String host, int port) implements RaftEn
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " is outside 1..65535");
     }
+    if (clientPort < 1 || clientPort > 65535) {
+      throw new IllegalArgumentException("clientPort: " + clientPort + " is outside 1..65535");
+    }
+  }
+
+  /** The endpoint of a member as an operator names it. */
+  public static MemberEndpoint of(GroupMember member) {
+    return new MemberEndpoint(member.id(), member.host(), member.raftPort(), member.clientPort());
+  }
+
+  /** The member as an operator names it, {@code id=host:clientPort:raftPort}. */
+  public GroupMember member() {
+    return new GroupMember(id, host, clientPort, port);
+  }
+
+  /** {@code host:clientPort}, where this member's clients connect. */
+  public String clientAddress() {
+    return host + ":" + clientPort;
   }
 
   /** The node id: what MicroRaft reports and logs as this member. */

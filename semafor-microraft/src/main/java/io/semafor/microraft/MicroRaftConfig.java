@@ -1,11 +1,14 @@
 package io.semafor.microraft;
 
+import io.semafor.replication.PeerTls;
+import io.semafor.replication.group.GroupMember;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One member's view of a cluster that replicates on MicroRaft: who it is, the members (each with
@@ -25,36 +28,24 @@ import java.util.Map;
  * @param entriesInFlight entries the leader has replicating at once; the commands that arrive
  *     meanwhile wait and go together in the next entry
  * @param snapshotEvery entries between MicroRaft's snapshots (its log is kept up to the last one)
+ * @param join whether a member with no log waits to be added to a running cluster ({@code --join})
+ *     instead of forming a group with {@code members}
+ * @param tls mutual TLS between the members, or null for plain TCP
  */
 public record MicroRaftConfig(
     String nodeId,
-    List<Member> members,
+    List<GroupMember> members,
     Path dataDir,
     boolean fsync,
     Duration electionTimeout,
     Duration heartbeatPeriod,
     int entriesInFlight,
-    int snapshotEvery) {
+    int snapshotEvery,
+    boolean join,
+    @Nullable PeerTls tls) {
 
   /** The prefix of every property this replicator reads. */
   public static final String PREFIX = "microraft.";
-
-  /**
-   * A member: its id, the address clients use, and the port Raft traffic uses.
-   *
-   * @param id the member's id, as its {@code --node-id}
-   */
-  public record Member(String id, String host, int clientPort, int raftPort) {
-    /** {@code host:clientPort}, what a client is told when redirected here. */
-    public String clientAddress() {
-      return host + ":" + clientPort;
-    }
-
-    /** This member as MicroRaft and the transport know it. */
-    public MemberEndpoint endpoint() {
-      return new MemberEndpoint(id, host, raftPort);
-    }
-  }
 
   /**
    * Copies the members and checks every field.
@@ -80,9 +71,52 @@ public record MicroRaftConfig(
    * one), a snapshot every 50,000 entries (MicroRaft's default).
    */
   public static MicroRaftConfig of(
-      String nodeId, List<Member> members, Path dataDir, boolean fsync, Duration electionTimeout) {
+      String nodeId,
+      List<GroupMember> members,
+      Path dataDir,
+      boolean fsync,
+      Duration electionTimeout) {
     return new MicroRaftConfig(
-        nodeId, members, dataDir, fsync, electionTimeout, Duration.ofMillis(100), 4, 50_000);
+        nodeId,
+        members,
+        dataDir,
+        fsync,
+        electionTimeout,
+        Duration.ofMillis(100),
+        4,
+        50_000,
+        false,
+        null);
+  }
+
+  /** This config for a node that waits to be added to a running cluster ({@code --join}). */
+  public MicroRaftConfig joining() {
+    return new MicroRaftConfig(
+        nodeId,
+        members,
+        dataDir,
+        fsync,
+        electionTimeout,
+        heartbeatPeriod,
+        entriesInFlight,
+        snapshotEvery,
+        true,
+        tls);
+  }
+
+  /** This config with mutual TLS between the members. */
+  public MicroRaftConfig withTls(PeerTls tls) {
+    return new MicroRaftConfig(
+        nodeId,
+        members,
+        dataDir,
+        fsync,
+        electionTimeout,
+        heartbeatPeriod,
+        entriesInFlight,
+        snapshotEvery,
+        join,
+        tls);
   }
 
   /** The time MicroRaft runs on: its second is one {@link #heartbeatPeriod}. */
@@ -96,7 +130,7 @@ public record MicroRaftConfig(
   }
 
   /** This member's own entry in {@link #members}. */
-  public Member self() {
+  public GroupMember self() {
     return members.stream().filter(m -> m.id().equals(nodeId)).findFirst().orElseThrow();
   }
 
@@ -139,7 +173,9 @@ public record MicroRaftConfig(
         electionTimeout,
         periodMs == null ? heartbeatPeriod : Duration.ofMillis(periodMs),
         values.getOrDefault("microraft.entries-in-flight", entriesInFlight),
-        values.getOrDefault("microraft.snapshot-every", snapshotEvery));
+        values.getOrDefault("microraft.snapshot-every", snapshotEvery),
+        join,
+        tls);
   }
 
   /** The properties {@link #withProperties} reads. */

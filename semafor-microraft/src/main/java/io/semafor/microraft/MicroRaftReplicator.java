@@ -3,12 +3,15 @@ package io.semafor.microraft;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
+import io.microraft.RaftNode.RaftNodeBuilder;
+import io.microraft.RaftNodeStatus;
 import io.microraft.RaftRole;
 import io.microraft.report.RaftNodeReport;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
 import java.io.IOException;
@@ -17,9 +20,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>Reads and snapshots travel in the log with the commands, and are answered where they fall. The
  * leader stamps each entry with its log time as {@link Leadership} keeps it.
  *
+ * <p>Members change one at a time ({@link MicroRaftMembership}). A member started with {@code join}
+ * and no log runs no Raft member until the leader welcomes it into the group.
+ *
  * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
  */
 public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner {
@@ -59,11 +67,20 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private final NodeLoop loop;
   private final PeerTransport transport;
   private final EntryMachine machine;
-  private final RaftNode node;
-  private final EntryBatcher batcher;
   private final Leadership leadership;
   private final FileLogStore store;
-  private final SilentLeaderWatch silentLeader;
+  private final Clock clock;
+  private final RaftConfig raftConfig;
+  private final MicroRaftMembership membership;
+
+  /** The Raft member and what runs beside it; null while a joining node waits to be welcomed. */
+  private volatile @Nullable Running running;
+
+  /** A started Raft member, its sender on the leader, and the watch on its failure detection. */
+  private record Running(RaftNode node, EntryBatcher batcher, SilentLeaderWatch silentLeader) {}
+
+  /** The leader as MicroRaft last reported it, for redirecting clients; null if none. */
+  private volatile @Nullable MemberEndpoint leaderEndpoint;
 
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
@@ -78,16 +95,16 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     this.config = config;
     this.store = store;
     this.listener = listener;
-    this.self = config.self().endpoint();
+    this.self = MemberEndpoint.of(config.self());
     this.leadership = new Leadership(config.nodeId());
-    List<RaftEndpoint> endpoints = new ArrayList<>();
-    config.members().forEach(m -> endpoints.add(m.endpoint()));
     this.machine = new EntryMachine(initial, listener, this);
     TimeScale scale = config.timeScale();
-    Clock clock = scale.clock();
+    this.clock = scale.clock();
+    PeerTls tls = config.tls();
+    PeerSsl ssl = tls == null ? null : PeerSsl.of(tls);
     this.loop = new NodeLoop("semafor-microraft-" + config.nodeId(), scale);
     try {
-      this.transport = new PeerTransport(self, loop);
+      this.transport = new PeerTransport(self, loop, ssl);
     } catch (RuntimeException e) {
       loop.close();
       throw new UncheckedIOException(
@@ -96,7 +113,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     }
     // MicroRaft's seconds last one heartbeat period (decision 0044): a heartbeat every period, the
     // leader given up after the election timeout in whole periods
-    RaftConfig raft =
+    this.raftConfig =
         RaftConfig.newBuilder()
             .setLeaderElectionTimeoutMillis(scale.raftMillis(config.electionTimeout()))
             .setLeaderHeartbeatPeriodSecs(1)
@@ -105,34 +122,15 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
             .setCommitCountToTakeSnapshot(config.snapshotEvery())
             .setRaftNodeReportPublishPeriodSecs(1)
             .build();
-    var builder =
-        RaftNode.newBuilder()
-            .setGroupId(GROUP)
-            .setConfig(raft)
-            .setExecutor(loop)
-            .setClock(clock)
-            .setTransport(transport)
-            .setStateMachine(machine)
-            .setStore(store)
-            .setRaftNodeReportListener(this::reported);
-    var restored = store.restored();
-    if (restored.isPresent()) {
-      // the log's members win over --peers, as with Ratis: they may have changed since
-      builder.setRestoredState(restored.get());
-    } else {
-      builder.setLocalEndpoint(self).setInitialGroupMembers(endpoints);
-    }
-    this.node = builder.build();
-    this.silentLeader = new SilentLeaderWatch(node, loop, clock, config.heartbeatTimeoutPeriods());
-    this.batcher =
-        new EntryBatcher(
-            config.nodeId(),
-            node,
-            config.entriesInFlight(),
-            listener,
-            this::logTime,
-            this::leaderHint);
-    transport.deliverTo(node::handle);
+    this.membership = new MicroRaftMembership(self, this::nodeOrNull, transport);
+    transport.deliverTo(
+        message -> {
+          Running r = running;
+          if (r != null) {
+            r.node().handle(message);
+          }
+        });
+    transport.deliverControlTo(this::control);
     store.onFailure(
         e -> {
           if (!closed) {
@@ -166,9 +164,24 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       closeQuietly(store);
       throw e;
     }
+    var restored = store.restored();
+    if (restored.isEmpty() && config.join()) {
+      log.info("{} waits to be added to a cluster (--join)", config.nodeId());
+      return replicator;
+    }
+    RaftNodeBuilder builder = replicator.builder();
+    if (restored.isPresent()) {
+      // the log's members win over --peers, as with Ratis: they may have changed since
+      builder.setRestoredState(restored.get());
+    } else {
+      List<RaftEndpoint> endpoints = new ArrayList<>();
+      config.members().forEach(m -> endpoints.add(MemberEndpoint.of(m)));
+      builder.setLocalEndpoint(replicator.self).setInitialGroupMembers(endpoints);
+    }
+    Running r = replicator.run(builder);
     try {
-      replicator.node.start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      replicator.silentLeader.start();
+      r.node().start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      r.silentLeader().start();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       replicator.close();
@@ -178,8 +191,109 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       throw new IllegalStateException("MicroRaft member " + config.nodeId() + " did not start", e);
     }
     log.info(
-        "{} started on MicroRaft (experimental) with members {}", config.nodeId(), config.ids());
+        "{} started on MicroRaft with members {}",
+        config.nodeId(),
+        idsOf(r.node().getCommittedMembers().getMembers()));
     return replicator;
+  }
+
+  /** A builder of this member's Raft node, everything set but who the members are. */
+  private RaftNodeBuilder builder() {
+    return RaftNode.newBuilder()
+        .setGroupId(GROUP)
+        .setConfig(raftConfig)
+        .setExecutor(loop)
+        .setClock(clock)
+        .setTransport(transport)
+        .setStateMachine(machine)
+        .setStore(store)
+        .setRaftNodeReportListener(this::reported);
+  }
+
+  /** Builds the node and what runs beside it, and makes it this member's. */
+  private Running run(RaftNodeBuilder builder) {
+    RaftNode node = builder.build();
+    Running r =
+        new Running(
+            node,
+            new EntryBatcher(
+                config.nodeId(),
+                node,
+                config.entriesInFlight(),
+                listener,
+                this::logTime,
+                this::leaderHint),
+            new SilentLeaderWatch(node, loop, clock, config.heartbeatTimeoutPeriods()));
+    running = r;
+    return r;
+  }
+
+  /**
+   * A welcome from the leader, on the loop: a joining node starts its member in the welcome's group
+   * and says so once it has started (a member already running in that group says so at once).
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the stage answers either way
+  private void control(GroupControl message) {
+    if (!(message instanceof GroupControl.Welcome welcome)) {
+      membership.received(message);
+      return;
+    }
+    Running r = running;
+    if (r != null) {
+      Set<RaftEndpoint> first = new HashSet<>(r.node().getInitialMembers().getMembers());
+      boolean same = first.equals(new HashSet<RaftEndpoint>(welcome.initialMembers()));
+      answer(
+          welcome,
+          same
+              ? null
+              : "it already runs in a group whose first members are "
+                  + idsOf(r.node().getInitialMembers().getMembers()));
+      return;
+    }
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      r =
+          run(
+              builder()
+                  .setLocalEndpoint(self)
+                  .setInitialGroupMembers(new ArrayList<RaftEndpoint>(welcome.initialMembers())));
+    }
+    Running started = r;
+    log.info(
+        "{} welcomed by {} into the group of {}",
+        config.nodeId(),
+        welcome.sender().id(),
+        idsOf(new ArrayList<RaftEndpoint>(welcome.initialMembers())));
+    started
+        .node()
+        .start()
+        .whenComplete(
+            (done, failure) -> {
+              if (failure == null) {
+                started.silentLeader().start();
+              }
+              answer(welcome, failure == null ? null : "its member did not start: " + failure);
+            });
+  }
+
+  private void answer(GroupControl.Welcome welcome, @Nullable String refusal) {
+    transport.send(
+        welcome.sender(),
+        new GroupControl.Welcomed(
+            welcome.id(), self, refusal == null, refusal == null ? "" : refusal));
+  }
+
+  private @Nullable RaftNode nodeOrNull() {
+    Running r = running;
+    return r == null ? null : r.node();
+  }
+
+  private static List<String> idsOf(java.util.Collection<RaftEndpoint> endpoints) {
+    List<String> ids = new ArrayList<>();
+    endpoints.forEach(e -> ids.add(String.valueOf(e.getId())));
+    return ids;
   }
 
   /** Opens the member's log, refusing one that another member wrote. */
@@ -225,11 +339,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    if (!leadership.isLeader()) {
+    Running r = running;
+    if (r == null || !leadership.isLeader()) {
       listener.refused(command, context, leaderHint());
       return;
     }
-    batcher.submit(command, context);
+    r.batcher().submit(command, context);
   }
 
   /**
@@ -243,11 +358,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    if (!leadership.isLeader()) {
+    Running r = running;
+    if (r == null || !leadership.isLeader()) {
       listener.readRefused(query, context, leaderHint());
       return;
     }
-    batcher.read(query, context);
+    r.batcher().read(query, context);
   }
 
   /**
@@ -261,11 +377,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    if (!leadership.isLeader()) {
+    Running r = running;
+    if (r == null || !leadership.isLeader()) {
       listener.snapshotRefused(context, leaderHint());
       return;
     }
-    batcher.snapshot(context);
+    r.batcher().snapshot(context);
   }
 
   @Override
@@ -278,40 +395,51 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     return leadership.isLeader() && !closed;
   }
 
+  /** The leader's client address, from the members as MicroRaft knows them; "" if none. */
   @Override
   public String leaderHint() {
-    String id = leadership.leaderId();
-    for (MicroRaftConfig.Member m : config.members()) {
-      if (m.id().equals(id)) {
-        return m.clientAddress();
-      }
-    }
-    return "";
+    MemberEndpoint leader = leaderEndpoint;
+    return leader == null ? "" : leader.clientAddress();
   }
 
   /**
-   * Refused: this replicator cannot change its members yet (decision 0043).
+   * Adds a node started with {@code --join}, given as {@code id=host:clientPort:raftPort}: the
+   * leader welcomes it, adds it as a learner, waits until it has caught up, then makes it a voting
+   * member. Asked of a member that does not lead, passes the change to the leader. Blocks until the
+   * change is committed or has failed, at most about a minute.
    *
-   * @throws UnsupportedOperationException always
+   * @throws IllegalArgumentException naming {@code member} if it is malformed or already a member
+   * @throws IllegalStateException if the group refused the change, the node did not answer, or it
+   *     did not catch up in time (then it is removed again): nothing changed
+   * @throws MembershipChangeUnknownException if the change was not committed in time: it may still
+   *     be
    */
   @Override
   public List<String> addMember(String member) {
-    throw new UnsupportedOperationException(MEMBERS_FIXED);
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    return membership.add(member);
   }
 
   /**
-   * Refused: this replicator cannot change its members yet (decision 0043).
+   * Removes the member with this id; a leader removing itself first hands leadership to the
+   * follower furthest ahead. Asked of a member that does not lead, passes the change to the leader.
+   * Blocks until the change is committed or has failed, at most about a minute.
    *
-   * @throws UnsupportedOperationException always
+   * @throws IllegalArgumentException naming {@code member} if no member has this id, or it is the
+   *     last voting member
+   * @throws IllegalStateException if the group refused the change: nothing changed
+   * @throws MembershipChangeUnknownException if the change was not committed in time: it may still
+   *     be
    */
   @Override
   public List<String> removeMember(String id) {
-    throw new UnsupportedOperationException(MEMBERS_FIXED);
+    if (closed) {
+      throw new ReplicatorClosedException();
+    }
+    return membership.remove(id);
   }
-
-  private static final String MEMBERS_FIXED =
-      "the microraft replicator cannot change its members yet (docs/decisions/0043); the members"
-          + " are those it started with";
 
   /** The id of the leader as this member knows it, or "" if none is known. Never blocks. */
   public String leaderId() {
@@ -328,16 +456,25 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("mode", "raft");
     out.put("replicator", "microraft");
     out.put("node", config.nodeId());
-    out.put("role", isLeader() ? "leader" : "follower");
+    Running run = running;
+    RaftNodeReport r = report;
+    out.put("role", isLeader() ? "leader" : run == null ? "joining" : roleOf(r));
     out.put("leader", leadership.leaderId());
-    out.put("members", config.ids());
+    // comma-separated, as the Ratis replicator gives them
+    out.put(
+        "members",
+        run == null ? "" : String.join(",", idsOf(run.node().getCommittedMembers().getMembers())));
+    if (run != null) {
+      List<RaftEndpoint> learners = new ArrayList<>(run.node().getCommittedMembers().getMembers());
+      learners.removeAll(run.node().getCommittedMembers().getVotingMembers());
+      out.put("learners", String.join(",", idsOf(learners)));
+    }
     out.put("durability", config.fsync() ? "fsync" : "replicated");
     out.put("tuning", config.tuning());
-    RaftNodeReport r = report;
-    if (r != null) {
+    out.put("appliedIndex", machine.appliedIndex());
+    if (r != null && run != null) {
       out.put("term", r.getTerm().getTerm());
       out.put("commitIndex", r.getLog().getCommitIndex());
-      out.put("appliedIndex", machine.appliedIndex());
       out.put("lastLogIndex", r.getLog().getLastLogOrSnapshotIndex());
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
@@ -354,11 +491,21 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
         out.put("followers", followers);
       }
     }
-    out.put("entriesInFlight", batcher.inFlight());
+    out.put("entriesInFlight", run == null ? 0 : run.batcher().inFlight());
     out.put("droppedUnwritable", transport.droppedUnwritable());
     out.put("malformedFrames", transport.malformedFrames());
-    out.put("silentLeaderElections", silentLeader.elections());
+    out.put("silentLeaderElections", run == null ? 0L : run.silentLeader().elections());
     return out;
+  }
+
+  private static String roleOf(@Nullable RaftNodeReport r) {
+    if (r == null) {
+      return "follower";
+    }
+    if (r.getStatus() == RaftNodeStatus.TERMINATED) {
+      return "removed";
+    }
+    return r.getRole() == RaftRole.LEARNER ? "learner" : "follower";
   }
 
   /**
@@ -370,17 +517,25 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     if (closed) {
       return;
     }
-    closed = true;
-    leadership.stop();
-    silentLeader.stop();
-    try {
-      node.terminate().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn("MicroRaft member {} did not terminate cleanly: {}", config.nodeId(), e.toString());
+    Running r;
+    synchronized (this) {
+      closed = true;
+      r = running;
     }
-    batcher.refuseAll();
+    leadership.stop();
+    membership.close();
+    if (r != null) {
+      r.silentLeader().stop();
+      try {
+        r.node().terminate().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        log.warn(
+            "MicroRaft member {} did not terminate cleanly: {}", config.nodeId(), e.toString());
+      }
+      r.batcher().refuseAll();
+    }
     transport.close();
     loop.close();
     closeQuietly(store);
@@ -391,23 +546,32 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   /** Who leads, as MicroRaft reports it: a leader that is not this member takes leadership away. */
   private void reported(RaftNodeReport r) {
     report = r;
-    if (r.getRole() == RaftRole.LEADER) {
+    RaftEndpoint leader = r.getTerm().getLeaderEndpoint();
+    leaderEndpoint = leader instanceof MemberEndpoint m ? m : null;
+    if (r.getRole() == RaftRole.LEADER && r.getStatus() != RaftNodeStatus.TERMINATED) {
       return; // it serves once its new-term entry applies (leaderReady)
     }
-    RaftEndpoint leader = r.getTerm().getLeaderEndpoint();
+    if (r.getStatus() == RaftNodeStatus.TERMINATED) {
+      // removed from the group (or closing): it serves no one from now on
+      leaderEndpoint = null;
+      leader = null;
+    }
     String leaderId = leader == null ? "" : String.valueOf(leader.getId());
     if (!leaderId.equals(leadership.leaderId()) || leadership.isLeader()) {
       if (leadership.changedTo(leaderId)) {
         log.info("{} no longer leads; the leader is {}", config.nodeId(), leaderId);
-        batcher.refuseAll();
+        Running run = running;
+        if (run != null) {
+          run.batcher().refuseAll();
+        }
         listener.lostLeadership(leaderHint());
       }
     }
   }
 
-  /** The MicroRaft node, for tests that reach into it. */
+  /** The MicroRaft node, for tests that reach into it; it must be running. */
   RaftNode raftNode() {
-    return node;
+    return java.util.Objects.requireNonNull(nodeOrNull(), "no Raft member yet");
   }
 
   /** The loop the node runs on, for tests that run on it. */
@@ -417,19 +581,25 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
 
   @Override
   public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
-    return batcher.contextsOf(origin, batch);
+    Running r = running;
+    return r == null ? null : r.batcher().contextsOf(origin, batch);
   }
 
   /** The current term if MicroRaft says this member leads it, else -1. */
   @Override
   public int termLed() {
-    var term = node.getTerm();
+    RaftNode n = nodeOrNull();
+    if (n == null) {
+      return -1;
+    }
+    var term = n.getTerm();
     return self.equals(term.getLeaderEndpoint()) ? term.getTerm() : -1;
   }
 
   @Override
   public int term() {
-    return node.getTerm().getTerm();
+    RaftNode n = nodeOrNull();
+    return n == null ? 0 : n.getTerm().getTerm();
   }
 
   @Override

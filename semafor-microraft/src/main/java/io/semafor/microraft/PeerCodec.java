@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * MicroRaft's ten message types as bytes, and back: one type byte, the fields every message has
  * (group id, sender, term), then the type's own fields in a fixed order. A log entry's operation is
  * Semafor's entry bytes, MicroRaft's no-op, or a membership change; a snapshot chunk's is bytes.
- * Members travel as {@link MemberEndpoint}s (id, host, port), group ids as text.
+ * Members travel as {@link MemberEndpoint}s (id, host, peer port, client port), group ids as text.
  *
  * <p>Reading checks every length and count against what the frame holds before allocating, so a
  * frame from a broken or hostile peer costs at most its own size and ends in a {@link
@@ -474,10 +474,11 @@ public final class PeerCodec {
     text(out, m.id());
     text(out, m.host());
     out.writeShort(m.port());
+    out.writeShort(m.clientPort());
   }
 
   static MemberEndpoint endpoint(ByteBuf in) {
-    return new MemberEndpoint(text(in), text(in), in.readUnsignedShort());
+    return new MemberEndpoint(text(in), text(in), in.readUnsignedShort(), in.readUnsignedShort());
   }
 
   private static void text(ByteBuf out, String s) {

@@ -77,9 +77,11 @@ public final class PeerTransport implements Transport, AutoCloseable {
   private static final WriteBufferWaterMark UNWRITTEN = new WriteBufferWaterMark(4 << 20, 8 << 20);
 
   private final NodeLoop loop;
+  private final @Nullable PeerSsl ssl;
   private final PeerCodec codec = new PeerCodec();
   private final Channel server;
   private volatile Consumer<RaftMessage> receiver = m -> {};
+  private volatile Consumer<GroupControl> controlReceiver = m -> {};
 
   /** Outgoing connections by peer, and when each was last dialled; touched only on the loop. */
   private final Map<MemberEndpoint, Channel> links = new HashMap<>();
@@ -87,7 +89,40 @@ public final class PeerTransport implements Transport, AutoCloseable {
   private final Map<MemberEndpoint, Long> dialled = new HashMap<>();
 
   /** Messages for members being connected to, oldest first; touched only on the loop. */
-  private final Map<MemberEndpoint, ArrayDeque<RaftMessage>> waiting = new HashMap<>();
+  private final Map<MemberEndpoint, ArrayDeque<Outgoing>> waiting = new HashMap<>();
+
+  /** A message to send: Raft's, or one of the members' own ({@link GroupControl}). */
+  private sealed interface Outgoing {
+    /** Writes the message's bytes (after the frame's length). */
+    void writeTo(ByteBuf frame);
+
+    /** Its name, for a log line. */
+    String name();
+  }
+
+  private record RaftOut(RaftMessage message, PeerCodec codec) implements Outgoing {
+    @Override
+    public void writeTo(ByteBuf frame) {
+      codec.write(message, frame);
+    }
+
+    @Override
+    public String name() {
+      return message.getClass().getSimpleName();
+    }
+  }
+
+  private record ControlOut(GroupControl message) implements Outgoing {
+    @Override
+    public void writeTo(ByteBuf frame) {
+      ControlCodec.write(message, frame);
+    }
+
+    @Override
+    public String name() {
+      return message.getClass().getSimpleName();
+    }
+  }
 
   /** Connections peers opened to this member, closed with it. */
   private final ChannelGroup inbound;
@@ -112,7 +147,18 @@ public final class PeerTransport implements Transport, AutoCloseable {
    * @throws io.netty.channel.ChannelException if the port cannot be bound
    */
   public PeerTransport(MemberEndpoint self, NodeLoop loop) {
+    this(self, loop, null);
+  }
+
+  /**
+   * Listens on {@code self}'s host and port, on {@code loop}, with mutual TLS on every connection
+   * when {@code ssl} is given (a peer that fails the handshake is closed and logged).
+   *
+   * @throws io.netty.channel.ChannelException if the port cannot be bound
+   */
+  PeerTransport(MemberEndpoint self, NodeLoop loop, @Nullable PeerSsl ssl) {
     this.loop = loop;
+    this.ssl = ssl;
     this.inbound = new DefaultChannelGroup("peers of " + self.id(), loop.eventLoop());
     this.server =
         new ServerBootstrap()
@@ -124,6 +170,9 @@ public final class PeerTransport implements Transport, AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     inbound.add(ch);
+                    if (ssl != null) {
+                      ch.pipeline().addLast(ssl.accepting(ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4))
                         .addLast(new Inbound());
@@ -139,16 +188,40 @@ public final class PeerTransport implements Transport, AutoCloseable {
     this.receiver = receiver;
   }
 
+  /** Where received {@link GroupControl} messages go from now on; called on the loop. */
+  void deliverControlTo(Consumer<GroupControl> receiver) {
+    this.controlReceiver = receiver;
+  }
+
   @Override
-  @SuppressWarnings("FutureReturnValueIgnored") // a void promise: a failed write closes the link
   public void send(RaftEndpoint target, RaftMessage message) {
-    MemberEndpoint peer = (MemberEndpoint) target;
+    send((MemberEndpoint) target, new RaftOut(message, codec));
+  }
+
+  /**
+   * Sends one of the members' own messages to {@code target}, as Raft's are sent (it may be lost);
+   * from any thread.
+   */
+  void send(MemberEndpoint target, GroupControl message) {
+    if (loop.inLoop()) {
+      send(target, new ControlOut(message));
+    } else {
+      try {
+        loop.execute(() -> send(target, new ControlOut(message)));
+      } catch (RejectedExecutionException e) {
+        // the loop is stopped: lost, as a message to a closed transport is
+      }
+    }
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a void promise: a failed write closes the link
+  private void send(MemberEndpoint peer, Outgoing message) {
     Channel link = linkTo(peer);
     if (link == null) {
       // kept for the connection being made: a vote request to a member this one never wrote to
       // before (followers only answer their leader) would otherwise be lost, and the election
       // with it until MicroRaft's next timeout
-      ArrayDeque<RaftMessage> queue = waiting.computeIfAbsent(peer, p -> new ArrayDeque<>());
+      ArrayDeque<Outgoing> queue = waiting.computeIfAbsent(peer, p -> new ArrayDeque<>());
       if (queue.size() == MAX_WAITING) {
         queue.removeFirst();
         droppedUnconnected.incrementAndGet();
@@ -163,7 +236,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
     ByteBuf frame = link.alloc().ioBuffer();
     try {
       frame.writeInt(0);
-      codec.write(message, frame);
+      message.writeTo(frame);
       frame.setInt(0, frame.readableBytes() - 4);
     } catch (RuntimeException e) {
       frame.release();
@@ -176,8 +249,8 @@ public final class PeerTransport implements Transport, AutoCloseable {
       droppedOversized.incrementAndGet();
       log.warn(
           "dropped a {} to {}: {} bytes, over the {}-byte frame limit",
-          message.getClass().getSimpleName(),
-          target.getId(),
+          message.name(),
+          peer.id(),
           bytes,
           MAX_FRAME_BYTES);
       return;
@@ -333,14 +406,19 @@ public final class PeerTransport implements Transport, AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (ssl != null) {
+                      ch.pipeline().addLast(ssl.dialling(ch.alloc(), peer));
+                    }
                     // the frames one loop turn writes to a peer go out in one flush, without a hop
-                    ch.pipeline().addLast(new FlushConsolidationHandler(256, true));
+                    ch.pipeline()
+                        .addLast(new FlushConsolidationHandler(256, true))
+                        .addLast(new Outbound(peer));
                   }
                 })
             .connect(address);
     connecting.addListener(
         (ChannelFuture done) -> {
-          ArrayDeque<RaftMessage> queue = waiting.remove(peer);
+          ArrayDeque<Outgoing> queue = waiting.remove(peer);
           if (queue == null) {
             return;
           }
@@ -353,12 +431,47 @@ public final class PeerTransport implements Transport, AutoCloseable {
     return connecting.channel();
   }
 
+  /** The TLS failure behind {@code cause} (Netty wraps a handshake's in a decoder's), or null. */
+  private static javax.net.ssl.@Nullable SSLException tlsFailure(Throwable cause) {
+    if (cause instanceof javax.net.ssl.SSLException tls) {
+      return tls;
+    }
+    return cause.getCause() instanceof javax.net.ssl.SSLException tls ? tls : null;
+  }
+
+  /** The end of a connection this member opened: nothing comes back on it but its failure. */
+  private static final class Outbound extends ChannelInboundHandlerAdapter {
+    private final MemberEndpoint peer;
+
+    Outbound(MemberEndpoint peer) {
+      this.peer = peer;
+    }
+
+    @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      javax.net.ssl.SSLException tls = tlsFailure(cause);
+      if (tls != null) {
+        log.warn("TLS with member {} failed: {}", peer.id(), tls.getMessage());
+      } else {
+        log.debug("closing the connection to member {}: {}", peer.id(), cause.toString());
+      }
+      ctx.close();
+    }
+  }
+
   private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {
     @Override
     @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
       RaftMessage message;
       try {
+        if (ControlCodec.isControl(frame)) {
+          GroupControl control = ControlCodec.read(frame);
+          ctx.channel().attr(SENDER).set(control.sender());
+          controlReceiver.accept(control);
+          return;
+        }
         message = codec.read(frame);
       } catch (MalformedPeerMessageException e) {
         malformed.incrementAndGet();
@@ -385,7 +498,11 @@ public final class PeerTransport implements Transport, AutoCloseable {
     @Override
     @SuppressWarnings("FutureReturnValueIgnored") // closing: nothing to do if it fails
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      // a frame over the limit, or the connection reset: either way this connection is done
+      // a frame over the limit, the connection reset, a peer failing TLS: this connection is done
+      javax.net.ssl.SSLException tls = tlsFailure(cause);
+      if (tls != null) {
+        log.warn("TLS with {} failed: {}", ctx.channel().remoteAddress(), tls.getMessage());
+      }
       log.debug(
           "closing peer connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
       ctx.close();

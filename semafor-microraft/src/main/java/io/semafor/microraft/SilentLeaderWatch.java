@@ -3,8 +3,7 @@ package io.semafor.microraft;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
 import io.microraft.RaftRole;
-import io.microraft.model.impl.DefaultRaftModelFactory;
-import io.microraft.model.message.TriggerLeaderElectionRequest;
+import io.microraft.impl.RaftNodeImpl;
 import io.microraft.report.RaftNodeReport;
 import java.time.Clock;
 import java.util.Optional;
@@ -25,20 +24,19 @@ import org.slf4j.LoggerFactory;
  * it rightly refuses, the group never elects again (seen in FailoverBench's fifth trial, decision
  * 0044). Upstream (0.8 and master) has the same code.
  *
- * <p>Once every heartbeat period this checks MicroRaft's own report: a follower whose leader has
+ * <p>Once every heartbeat period this checks MicroRaft's own report: on a follower whose leader has
  * been silent for the heartbeat timeout plus two periods (MicroRaft, which checks every period,
- * would have acted by then) is handed the request a leader sends when it transfers leadership, in
- * the silent leader's name, with this member's own term and last entry. MicroRaft then starts an
- * election as it does for a transfer. Safety does not depend on it: any member may stand at any
- * time in Raft, and a vote still needs a log as up to date as the voter's. The request skips
- * MicroRaft's leader stickiness, so this member never uses MicroRaft's leader-lease reads, which
- * rest on it (reads travel in the log).
+ * would have acted by then), it does on the node's thread what MicroRaft's heartbeat task does for
+ * a timed-out leader: forgets the leader and runs a pre-vote ({@code RaftNodeImpl.leader(null)},
+ * {@code runPreVote()}, public methods of MicroRaft's node, pinned at 0.7 and covered by
+ * MicroRaftReplicatorTest). A pre-vote changes no term and wins only if a majority has also lost
+ * its leader and finds this member's log up to date, so a member that is wrong to stand (one
+ * removed from the group without knowing it, say) disturbs no one.
  *
  * <p>Runs on the node's loop only.
  */
 final class SilentLeaderWatch {
   private static final Logger log = LoggerFactory.getLogger(SilentLeaderWatch.class);
-  private static final DefaultRaftModelFactory MODEL = new DefaultRaftModelFactory();
 
   private final RaftNode node;
   private final NodeLoop loop;
@@ -86,7 +84,7 @@ final class SilentLeaderWatch {
     stopped = true;
   }
 
-  /** Elections this watch started. */
+  /** Pre-votes this watch started. */
   long elections() {
     return elections.get();
   }
@@ -113,19 +111,13 @@ final class SilentLeaderWatch {
       return;
     }
     log.warn(
-        "{} still follows {}, silent past its timeout: starting an election (decision 0044)",
+        "{} still follows {}, silent past its timeout: giving it up and running a pre-vote"
+            + " (decision 0044)",
         report.getEndpoint().getId(),
         leader.getId());
     elections.incrementAndGet();
-    TriggerLeaderElectionRequest request =
-        MODEL
-            .createTriggerLeaderElectionRequestBuilder()
-            .setGroupId(node.getGroupId())
-            .setSender(leader)
-            .setTerm(report.getTerm().getTerm())
-            .setLastLogTerm(report.getLog().getLastLogOrSnapshotTerm())
-            .setLastLogIndex(report.getLog().getLastLogOrSnapshotIndex())
-            .build();
-    node.handle(request);
+    RaftNodeImpl impl = (RaftNodeImpl) node;
+    impl.leader(null);
+    impl.runPreVote();
   }
 }

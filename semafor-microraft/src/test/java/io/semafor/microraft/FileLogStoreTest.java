@@ -1,12 +1,14 @@
 package io.semafor.microraft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.microraft.RaftEndpoint;
 import io.microraft.model.log.LogEntry;
 import io.microraft.model.log.RaftGroupMembersView;
 import io.microraft.model.log.SnapshotChunk;
 import io.microraft.persistence.RestoredRaftState;
+import io.semafor.replication.DataDamagedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A member's log on disk: what was written comes back, and what a crash cut off does not. */
 class FileLogStoreTest {
-  private static final MemberEndpoint N1 = new MemberEndpoint("n1", "127.0.0.1", 7001);
-  private static final MemberEndpoint N2 = new MemberEndpoint("n2", "127.0.0.1", 7002);
+  private static final MemberEndpoint N1 = new MemberEndpoint("n1", "127.0.0.1", 7001, 7101);
+  private static final MemberEndpoint N2 = new MemberEndpoint("n2", "127.0.0.1", 7002, 7102);
   private static final List<RaftEndpoint> BOTH = List.of(N1, N2);
 
   @TempDir Path dir = Path.of("set-by-junit");
@@ -90,6 +92,54 @@ class FileLogStoreTest {
   }
 
   @Test
+  void aRecordDamagedWithWholeRecordsAfterItRefusesToOpenRatherThanDropThem() throws IOException {
+    try (FileLogStore store = FileLogStore.open(dir, false)) {
+      start(store);
+      store.persistLogEntries(entries(1, 5, 1));
+    }
+    Path segment = onlySegment();
+    byte[] bytes = Files.readAllBytes(segment);
+    // entry 2's record: type ENTRY, index 2, term 1, ...; its last byte is its operation
+    int at = indexOf(bytes, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1});
+    bytes[at + 13 + 1 + 4] ^= 0x40;
+    Files.write(segment, bytes);
+
+    assertThatThrownBy(this::reopen)
+        .isInstanceOf(DataDamagedException.class)
+        .hasMessageContaining("is damaged")
+        .hasMessageContaining("cluster remove");
+  }
+
+  @Test
+  void aRecordWhoseLengthIsDamagedRefusesToOpenRatherThanDropWhatFollows() throws IOException {
+    try (FileLogStore store = FileLogStore.open(dir, false)) {
+      start(store);
+      store.persistLogEntries(entries(1, 5, 1));
+    }
+    Path segment = onlySegment();
+    byte[] bytes = Files.readAllBytes(segment);
+    int at = indexOf(bytes, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1});
+    bytes[at - 8] ^= 0x7f; // the high byte of entry 2's record length
+
+    assertThatThrownBy(() -> reopenWith(segment, bytes)).isInstanceOf(DataDamagedException.class);
+  }
+
+  @Test
+  void aDamagedBaseRefusesToOpenRatherThanFallBackToAnOlderLog() throws IOException {
+    try (FileLogStore store = FileLogStore.open(dir, false)) {
+      start(store);
+      store.persistLogEntries(entries(1, 3, 1));
+    }
+    // opened again: the newest segment's base now holds the endpoint, members and term
+    reopen();
+    Path segment = onlySegment();
+    byte[] bytes = Files.readAllBytes(segment);
+    bytes[8 + 3] ^= 0x01; // inside the first record of the base: the member's endpoint
+
+    assertThatThrownBy(() -> reopenWith(segment, bytes)).isInstanceOf(DataDamagedException.class);
+  }
+
+  @Test
   void compactingAfterASnapshotLeavesOneSegmentWithTheSnapshotAndTheEntriesAfterIt()
       throws IOException {
     try (FileLogStore store = FileLogStore.open(dir, false)) {
@@ -144,10 +194,25 @@ class FileLogStoreTest {
 
   // ------------------------------------------------------------------ helpers
 
+  private static int indexOf(byte[] all, byte[] part) {
+    for (int i = 0; i + part.length <= all.length; i++) {
+      if (java.util.Arrays.equals(all, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    throw new AssertionError("not found");
+  }
+
   private java.util.Optional<RestoredRaftState> reopen() throws IOException {
     try (FileLogStore store = FileLogStore.open(dir, false)) {
       return store.restored();
     }
+  }
+
+  private java.util.Optional<RestoredRaftState> reopenWith(Path segment, byte[] bytes)
+      throws IOException {
+    Files.write(segment, bytes);
+    return reopen();
   }
 
   private Path onlySegment() throws IOException {

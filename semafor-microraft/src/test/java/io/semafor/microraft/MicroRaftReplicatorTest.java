@@ -16,7 +16,9 @@ import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.SemaphoreOptions;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.GroupMember;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -41,11 +43,18 @@ import org.junit.jupiter.api.io.TempDir;
 class MicroRaftReplicatorTest {
   private static final Name X = Name.of("x");
   private static final Duration WAIT = Duration.ofSeconds(20);
+
+  /**
+   * Longer than a server's 300 ms: three members, their JITs and the test share one JVM here, and a
+   * pause past the timeout at the start would move leadership under a test's first command.
+   */
+  private static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(1);
+
   private static final long TTL = 600_000_000_000L;
 
   @TempDir Path dir = Path.of("set-by-junit");
 
-  private final List<MicroRaftConfig.Member> members = new ArrayList<>();
+  private final List<GroupMember> members = new ArrayList<>();
   private final Map<String, MicroRaftReplicator> running = new ConcurrentHashMap<>();
   private final Map<String, Recorder> recorders = new ConcurrentHashMap<>();
 
@@ -345,7 +354,7 @@ class MicroRaftReplicatorTest {
     running.remove("n1").close();
     running.remove("n2").close();
     MicroRaftConfig wrong =
-        MicroRaftConfig.of("n2", members, dir.resolve("n1"), false, Duration.ofMillis(300));
+        MicroRaftConfig.of("n2", members, dir.resolve("n1"), false, ELECTION_TIMEOUT);
 
     assertThatThrownBy(
             () -> MicroRaftReplicator.start(wrong, new SemaphoreMachine(), new Recorder()))
@@ -353,30 +362,184 @@ class MicroRaftReplicatorTest {
         .hasMessageContaining("holds the log of member n1, not n2");
   }
 
+  // ------------------------------------------------------------------ membership
+
+  @Test
+  void aNodeStartedToJoinIsAddedCaughtUpAndThenVotes() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    for (long id = 2; id <= 30; id++) {
+      submitAndAwait(leader, request(session, id, new Operation.Increment(X, 1)));
+    }
+    GroupMember n4 = newMember("n4");
+    startJoining("n4");
+    assertThat(member("n4").status()).containsEntry("role", "joining");
+
+    List<String> after = leader.addMember(n4.toString());
+
+    assertThat(after).containsExactly("n1", "n2", "n3", "n4");
+    assertThat(leader.status()).containsEntry("learners", "");
+    await().atMost(WAIT).until(() -> incrementsIn(recorderOf("n4")) == 29);
+    // four voting members: a majority is three, so without the leader the group elects and
+    // commits only if n4 votes
+    running.remove(idOf(leader)).close();
+    MicroRaftReplicator second = awaitLeader();
+    submitAndAwait(second, request(session, 31, new Operation.Increment(X, 1)));
+    assertThat(readValue(second)).isEqualTo(30);
+  }
+
+  @Test
+  void aMemberThatDoesNotLeadPassesAChangeToTheLeader() {
+    startGroup(3, Map.of());
+    awaitLeader();
+    GroupMember n4 = newMember("n4");
+    startJoining("n4");
+
+    List<String> after = aFollower().addMember(n4.toString());
+
+    assertThat(after).containsExactly("n1", "n2", "n3", "n4");
+    await()
+        .atMost(WAIT)
+        .until(() -> member("n4").status().get("role"), role -> role.equals("follower"));
+  }
+
+  @Test
+  void aRemovedFollowerLeadsNoOneAndTheOthersGoOn() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    MicroRaftReplicator follower = aFollower();
+    String followerId = idOf(follower);
+
+    List<String> after = leader.removeMember(followerId);
+
+    assertThat(after).hasSize(2).doesNotContain(followerId);
+    // the leader stops sending to it as soon as it appends the change, so the removed member
+    // never learns its own removal is committed: it stays a follower that no one follows
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 3, SemaphoreOptions.DEFAULT)));
+    assertThat(readValue(leader)).isEqualTo(3);
+    assertThat(follower.isLeader()).isFalse();
+    assertThat(leader.status()).containsEntry("members", String.join(",", after));
+  }
+
+  @Test
+  void aLeaderAskedToRemoveItselfHandsLeadershipOverFirst() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator first = awaitLeader();
+    long session = openSession(first);
+    String firstId = idOf(first);
+
+    List<String> after = first.removeMember(firstId);
+
+    assertThat(after).hasSize(2).doesNotContain(firstId);
+    MicroRaftReplicator second = awaitLeader();
+    assertThat(idOf(second)).isNotEqualTo(firstId);
+    submitAndAwait(
+        second, request(session, 1, new Operation.Create(X, 5, SemaphoreOptions.DEFAULT)));
+    assertThat(readValue(second)).isEqualTo(5);
+  }
+
+  @Test
+  void aChangeNamingNoMemberOrAMemberTwiceIsRefusedAndChangesNothing() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+
+    assertThatThrownBy(() -> leader.removeMember("n9"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("member: n9 is not a member");
+    assertThatThrownBy(() -> leader.addMember(memberById("n2").toString()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("member: n2 is already a member");
+    assertThatThrownBy(() -> aFollower().addMember("n5=nowhere"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("member: 'n5=nowhere' is not id=host:clientPort:raftPort");
+    assertThat(leader.status()).containsEntry("members", "n1,n2,n3");
+  }
+
+  @Test
+  void addingANodeThatDoesNotAnswerChangesNothing() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    GroupMember nobody = newMember("n5"); // nothing listens on its ports
+
+    assertThatThrownBy(() -> leader.addMember(nobody.toString()))
+        .isInstanceOf(IllegalStateException.class)
+        .isNotInstanceOf(Replicator.MembershipChangeUnknownException.class)
+        .hasMessageContaining("n5 did not answer")
+        .hasMessageContaining("nothing changed");
+    assertThat(leader.status()).containsEntry("members", "n1,n2,n3");
+  }
+
+  @Test
+  void aJoinedMemberStartedAgainComesBackFromItsLog() {
+    startGroup(3, Map.of());
+    MicroRaftReplicator leader = awaitLeader();
+    long session = openSession(leader);
+    submitAndAwait(
+        leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    GroupMember n4 = newMember("n4");
+    startJoining("n4");
+    leader.addMember(n4.toString());
+    running.remove("n4").close();
+    for (long id = 2; id <= 11; id++) {
+      submitAndAwait(leader, request(session, id, new Operation.Increment(X, 1)));
+    }
+
+    startJoining("n4"); // its log says it is a member: --join no longer applies
+
+    assertThat(member("n4").status().get("role")).isNotEqualTo("joining");
+    await().atMost(WAIT).until(() -> incrementsIn(recorderOf("n4")) == 10);
+  }
+
   // ------------------------------------------------------------------ helpers
+
+  private GroupMember newMember(String id) {
+    GroupMember m = new GroupMember(id, "127.0.0.1", freePort(), freePort());
+    members.add(m);
+    return m;
+  }
+
+  /** Starts {@code id} as {@code semafor server --join} does: its config names only itself. */
+  private void startJoining(String id) {
+    MicroRaftConfig config =
+        MicroRaftConfig.of(id, List.of(memberById(id)), dir.resolve(id), false, ELECTION_TIMEOUT)
+            .joining();
+    Recorder recorder = new Recorder();
+    MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
+    recorders.put(id, recorder);
+    running.put(id, r);
+  }
 
   private void startGroup(int n, Map<String, String> properties) {
     addMembers(n);
-    for (MicroRaftConfig.Member m : members) {
+    for (GroupMember m : members) {
       start(m.id(), properties);
     }
   }
 
   private void addMembers(int n) {
     for (int i = 1; i <= n; i++) {
-      members.add(new MicroRaftConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+      members.add(new GroupMember("n" + i, "127.0.0.1", freePort(), freePort()));
     }
   }
 
   /** Starts member {@code id} on its data directory (again, if it ran before). */
   private void start(String id, Map<String, String> properties) {
     MicroRaftConfig config =
-        MicroRaftConfig.of(id, members, dir.resolve(id), false, Duration.ofMillis(300))
+        MicroRaftConfig.of(id, members, dir.resolve(id), false, ELECTION_TIMEOUT)
             .withProperties(properties);
     Recorder recorder = new Recorder();
     MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
     recorders.put(id, recorder);
     running.put(id, r);
+  }
+
+  private MicroRaftReplicator member(String id) {
+    return java.util.Objects.requireNonNull(running.get(id), id);
   }
 
   private Recorder recorderOf(String id) {
@@ -404,7 +567,7 @@ class MicroRaftReplicatorTest {
         .orElseThrow();
   }
 
-  private MicroRaftConfig.Member memberById(String id) {
+  private GroupMember memberById(String id) {
     return members.stream().filter(m -> m.id().equals(id)).findFirst().orElseThrow();
   }
 

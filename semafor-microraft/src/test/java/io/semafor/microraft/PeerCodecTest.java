@@ -56,7 +56,7 @@ class PeerCodecTest {
 
   @Test
   void aNegativeTermIsRefusedAsMalformed() {
-    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700);
+    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700, 7600);
     ByteBuf frame =
         Unpooled.wrappedBuffer(
             bytesOf(
@@ -70,8 +70,8 @@ class PeerCodecTest {
 
   @Test
   void anAppendRequestKeepsItsEntriesPayloadsAndMembershipChange() {
-    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700);
-    MemberEndpoint b = new MemberEndpoint("n2", "127.0.0.1", 7710);
+    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700, 7600);
+    MemberEndpoint b = new MemberEndpoint("n2", "127.0.0.1", 7710, 7610);
     List<LogEntry> entries =
         List.of(
             MODEL
@@ -165,7 +165,7 @@ class PeerCodecTest {
 
   @Test
   void aHugeEntryCountIsRefusedBeforeAnythingIsAllocated() {
-    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700);
+    MemberEndpoint a = new MemberEndpoint("n1", "127.0.0.1", 7700, 7600);
     AppendEntriesRequest empty =
         MODEL
             .createAppendEntriesRequestBuilder()
@@ -360,6 +360,7 @@ class PeerCodecTest {
     return Combinators.combine(
             Arbitraries.strings().withChars("nrab0123é").ofMinLength(1).ofMaxLength(8),
             Arbitraries.of("127.0.0.1", "::1", "node-1.example"),
+            Arbitraries.integers().between(1, 65535),
             Arbitraries.integers().between(1, 65535))
         .as(MemberEndpoint::new);
   }

@@ -114,7 +114,7 @@ class PeerTransportTest {
   @Test
   void aMessageToAMemberNotConnectedYetIsSentOnceTheConnectionIsUp() throws Exception {
     try (ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      MemberEndpoint target = new MemberEndpoint("n2", "127.0.0.1", peer.getLocalPort());
+      MemberEndpoint target = new MemberEndpoint("n2", "127.0.0.1", peer.getLocalPort(), 7400);
       MemberEndpoint self = endpoints(1).get(0);
       NodeLoop loop = new NodeLoop("raft-" + self.id());
       PeerTransport transport = new PeerTransport(self, loop);
@@ -192,7 +192,7 @@ class PeerTransportTest {
           }
         });
     List<MemberEndpoint> group = new ArrayList<>(endpoints(2));
-    MemberEndpoint silent = new MemberEndpoint("deaf", "127.0.0.1", deaf.getLocalPort());
+    MemberEndpoint silent = new MemberEndpoint("deaf", "127.0.0.1", deaf.getLocalPort(), 7400);
     List<MemberEndpoint> all = new ArrayList<>(group);
     all.add(silent);
     group.forEach(e -> start(e, all));
@@ -255,7 +255,7 @@ class PeerTransportTest {
   private static List<MemberEndpoint> endpoints(int n) {
     List<MemberEndpoint> list = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      list.add(new MemberEndpoint("n" + i, "127.0.0.1", freePort()));
+      list.add(new MemberEndpoint("n" + i, "127.0.0.1", freePort(), 7400));
     }
     return list;
   }

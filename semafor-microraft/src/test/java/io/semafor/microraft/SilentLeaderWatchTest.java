@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /** When a follower should have given its leader up: MicroRaft's own rule, checked from outside. */
 class SilentLeaderWatchTest {
-  private static final MemberEndpoint LEADER = new MemberEndpoint("n1", "127.0.0.1", 7500);
+  private static final MemberEndpoint LEADER = new MemberEndpoint("n1", "127.0.0.1", 7500, 7400);
   private static final long GRACE = 5_000;
 
   @Test

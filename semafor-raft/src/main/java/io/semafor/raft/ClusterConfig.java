@@ -1,5 +1,6 @@
 package io.semafor.raft;
 
+import io.semafor.replication.group.GroupMember;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +53,11 @@ public record ClusterConfig(
     /** {@code host:raftPort}. */
     public String raftAddress() {
       return host + ":" + raftPort;
+    }
+
+    /** This member as every replicator names it. */
+    public GroupMember member() {
+      return new GroupMember(id, host, clientPort, raftPort);
     }
   }
 
@@ -243,23 +249,7 @@ public record ClusterConfig(
    * @throws IllegalArgumentException naming the argument and what is wrong
    */
   public static Peer parsePeer(String argument, String text) {
-    String p = text.trim();
-    int eq = p.indexOf('=');
-    String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":", -1);
-    if (eq <= 0 || address.length != 3 || address[0].isEmpty()) {
-      throw new IllegalArgumentException(
-          argument + ": '" + p + "' is not id=host:clientPort:raftPort");
-    }
-    try {
-      int clientPort = Integer.parseInt(address[1]);
-      int raftPort = Integer.parseInt(address[2]);
-      if (clientPort < 1 || clientPort > 65535 || raftPort < 1 || raftPort > 65535) {
-        throw new IllegalArgumentException(argument + ": '" + p + "' has a port outside 1..65535");
-      }
-      return new Peer(p.substring(0, eq), address[0], clientPort, raftPort);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          argument + ": '" + p + "' has a port that is not a number", e);
-    }
+    GroupMember m = GroupMember.parse(argument, text);
+    return new Peer(m.id(), m.host(), m.clientPort(), m.raftPort());
   }
 }

@@ -1,6 +1,6 @@
 package io.semafor.raft;
 
-import java.io.IOException;
+import io.semafor.replication.DataDamagedException;
 import java.nio.file.Path;
 import org.apache.ratis.io.MD5Hash;
 
@@ -11,7 +11,7 @@ import org.apache.ratis.io.MD5Hash;
  * does about it (docs/operations.md#a-node-says-its-snapshot-is-corrupt). Thrown, as the cause of
  * the start's failure, by {@link RaftReplicator#start} and by loading a snapshot a leader sent.
  */
-public final class CorruptSnapshotException extends IOException {
+public final class CorruptSnapshotException extends DataDamagedException {
   private static final long serialVersionUID = 1L;
 
   CorruptSnapshotException(Path snapshot, MD5Hash written, MD5Hash read) {

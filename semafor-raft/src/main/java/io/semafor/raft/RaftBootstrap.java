@@ -2,6 +2,7 @@ package io.semafor.raft;
 
 import io.semafor.protocol.tls.NamedPeerTrustManager;
 import io.semafor.protocol.tls.TlsMaterial;
+import io.semafor.replication.PeerTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;

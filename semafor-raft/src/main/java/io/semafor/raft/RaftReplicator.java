@@ -6,6 +6,7 @@ import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
 import java.io.IOException;

@@ -129,7 +129,7 @@ public final class MicroRaftFailover {
     List<MemberEndpoint> endpoints = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        endpoints.add(new MemberEndpoint("n" + i, "127.0.0.1", s.getLocalPort()));
+        endpoints.add(new MemberEndpoint("n" + i, "127.0.0.1", s.getLocalPort(), 7400));
       }
     }
     List<Member> group = new ArrayList<>();

@@ -52,7 +52,7 @@ final class MicroRaftReplica implements GateReplica {
     List<RaftEndpoint> endpoints = new ArrayList<>();
     MemberEndpoint me = null;
     for (ClusterConfig.Peer p : members) {
-      MemberEndpoint e = new MemberEndpoint(p.id(), p.host(), p.raftPort());
+      MemberEndpoint e = new MemberEndpoint(p.id(), p.host(), p.raftPort(), p.clientPort());
       endpoints.add(e);
       if (p.id().equals(nodeId)) {
         me = e;

@@ -35,9 +35,8 @@ final class FaultNode implements AutoCloseable {
   static final long SEGMENT_BYTES = 64 * 1024;
 
   /**
-   * The replicator the nodes run, {@code ratis} unless {@code -Dfaults.replicator=microraft} (then
-   * leave out the faults it cannot take yet: membership changes, Ratis's torn tail and snapshot
-   * files; docs/reliability.md).
+   * The replicator the nodes run, {@code ratis} unless {@code -Dfaults.replicator=microraft}; every
+   * fault applies to either (the disk faults find each replicator's own files).
    */
   static final String REPLICATOR = System.getProperty("faults.replicator", "ratis");
 

@@ -135,10 +135,15 @@ public final class NodeDisk implements AutoCloseable {
   /**
    * Flips one byte in the middle of the snapshot the node would start from (its node stopped
    * first): what a bad sector leaves. Returns that file; empty if the node has no finished snapshot
-   * yet.
+   * yet. On the MicroRaft replicator, whose snapshot is part of its newest segment's base, damages
+   * that base ({@link MicroRaftLogFiles#damageBase}).
    */
   Optional<Path> corruptNewestSnapshot() {
     try {
+      Optional<Path> microRaft = MicroRaftLogFiles.damageBase(dir);
+      if (microRaft.isPresent()) {
+        return microRaft; // MicroRaft's snapshot lives in its segment's base
+      }
       Optional<Path> newest = SnapshotFiles.newestFinished(dir);
       if (newest.isPresent()) {
         SnapshotFiles.flipOneByte(newest.get());
@@ -150,12 +155,14 @@ public final class NodeDisk implements AutoCloseable {
   }
 
   /**
-   * Leaves what a power cut leaves while a record was being appended ({@link TornTail}). Call with
-   * the node down. Returns the segment torn, or empty if the node has none open.
+   * Leaves what a power cut leaves while a record was being appended ({@link TornTail}, or {@link
+   * MicroRaftLogFiles#tear} on the MicroRaft replicator). Call with the node down. Returns the
+   * segment torn, or empty if the node has none open.
    */
   Optional<Path> tearTail(Random random, int maxBytes) {
     try {
-      return TornTail.tear(dir, random, maxBytes);
+      Optional<Path> microRaft = MicroRaftLogFiles.tear(dir, random, maxBytes);
+      return microRaft.isPresent() ? microRaft : TornTail.tear(dir, random, maxBytes);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

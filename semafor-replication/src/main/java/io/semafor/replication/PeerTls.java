@@ -1,4 +1,4 @@
-package io.semafor.raft;
+package io.semafor.replication;
 
 import java.nio.file.Path;
 import java.util.List;
