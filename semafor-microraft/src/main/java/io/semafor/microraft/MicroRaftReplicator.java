@@ -471,10 +471,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     }
     out.put("durability", config.fsync() ? "fsync" : "replicated");
     out.put("tuning", config.tuning());
-    out.put("appliedIndex", machine.appliedIndex());
     if (r != null && run != null) {
       out.put("term", r.getTerm().getTerm());
       out.put("commitIndex", r.getLog().getCommitIndex());
+    }
+    out.put("appliedIndex", machine.appliedIndex()); // after the term, as Ratis's status has it
+    if (r != null && run != null) {
       out.put("lastLogIndex", r.getLog().getLastLogOrSnapshotIndex());
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
