@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.client.SnapshotDownload;
 import io.semafor.core.Limits;
+import io.semafor.microraft.MicroRaftSeed;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftRestore;
 import io.semafor.replication.SnapshotFile;
@@ -204,6 +205,15 @@ final class SnapshotCommand {
         description = "The new cluster's members, as the node will be started with.")
     @Nullable String peers;
 
+    @Option(
+        names = "--replicator",
+        paramLabel = "ratis|microraft",
+        defaultValue = "ratis",
+        description =
+            "The replicator the node will run (default ${DEFAULT-VALUE}): the layout of its data"
+                + " directory. microraft needs --node-id and --peers: its log stores them.")
+    String replicator = "ratis";
+
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
@@ -211,6 +221,18 @@ final class SnapshotCommand {
 
     @Override
     public Integer call() {
+      boolean micro =
+          switch (replicator.toLowerCase(java.util.Locale.ROOT)) {
+            case "ratis" -> false;
+            case "microraft" -> true;
+            default ->
+                throw new ServerOptions.BadOption(
+                    "--replicator: '" + replicator + "' is neither ratis nor microraft", null);
+          };
+      if (micro && (nodeId == null || peers == null)) {
+        throw new ServerOptions.BadOption(
+            "--replicator microraft: needs --node-id and --peers, which its log stores", null);
+      }
       if ((nodeId == null) != (peers == null)) {
         throw new ServerOptions.BadOption(
             "--node-id and --peers go together (or leave both out)", null);
@@ -226,9 +248,25 @@ final class SnapshotCommand {
       }
       Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       SnapshotFile.Loaded loaded = load(file);
-      RaftRestore.Seeded seeded;
+      long term;
+      long index;
       try {
-        seeded = RaftRestore.seed(dataDir, loaded);
+        if (micro) {
+          MicroRaftSeed.Seeded seeded =
+              MicroRaftSeed.seed(
+                  dataDir,
+                  loaded,
+                  java.util.Objects.requireNonNull(nodeId),
+                  ClusterConfig.parsePeers(java.util.Objects.requireNonNull(peers)).stream()
+                      .map(ClusterConfig.Peer::member)
+                      .toList());
+          term = seeded.term();
+          index = seeded.index();
+        } else {
+          RaftRestore.Seeded seeded = RaftRestore.seed(dataDir, loaded);
+          term = seeded.term();
+          index = seeded.index();
+        }
       } catch (FileAlreadyExistsException e) {
         throw new Problem("--data-dir: " + e.getMessage(), e);
       } catch (IOException e) {
@@ -237,12 +275,14 @@ final class SnapshotCommand {
       SnapshotFile.Header h = loaded.header();
       Map<String, Object> fields = describe(file, h);
       fields.put("dataDir", dataDir.toString());
-      fields.put("restoredTerm", seeded.term());
-      fields.put("restoredIndex", seeded.index());
+      fields.put("restoredTerm", term);
+      fields.put("restoredIndex", index);
       String next =
           nodeId == null
               ? "start the node with --data-dir " + dataDir
-              : "start it with: semafor server --node-id "
+              : "start it with: semafor server "
+                  + (micro ? "--replicator microraft " : "")
+                  + "--node-id "
                   + nodeId
                   + " --peers "
                   + peers

@@ -110,6 +110,84 @@ class SnapshotCliTest {
   }
 
   @Test
+  void aBackupSeedsAClusterOnTheMicroRaftReplicator() throws Exception {
+    SemaforClient client = semafor.client();
+    client.create("printers", 3);
+    client.create("gpus", 8);
+    assertThat(client.semaphore("printers").acquirePermit(2).amount()).isEqualTo(2);
+    Path file = dir.resolve("backup.snap");
+    Finished save =
+        CliProcess.runRaw("snapshot", "save", file.toString(), "--server", semafor.address());
+    assertThat(save.status()).as(save.err()).isZero();
+    int[] clientPorts = {freePort(), freePort(), freePort()};
+    String peers =
+        "n1=127.0.0.1:"
+            + clientPorts[0]
+            + ":"
+            + freePort()
+            + ",n2=127.0.0.1:"
+            + clientPorts[1]
+            + ":"
+            + freePort()
+            + ",n3=127.0.0.1:"
+            + clientPorts[2]
+            + ":"
+            + freePort();
+    Finished withoutPeers =
+        CliProcess.runRaw(
+            "snapshot",
+            "restore",
+            file.toString(),
+            "--data-dir",
+            dir.resolve("x").toString(),
+            "--replicator",
+            "microraft");
+    assertThat(withoutPeers.status()).isEqualTo(2);
+    assertThat(withoutPeers.err()).contains("needs --node-id and --peers");
+
+    for (String id : List.of("n1", "n2", "n3")) {
+      Finished restore =
+          CliProcess.runRaw(
+              "snapshot",
+              "restore",
+              file.toString(),
+              "--data-dir",
+              dir.resolve(id).toString(),
+              "--node-id",
+              id,
+              "--peers",
+              peers,
+              "--replicator",
+              "microraft");
+      assertThat(restore.status()).as(restore.err()).isZero();
+      assertThat(restore.out())
+          .contains("restored 2 semaphores, 1 sessions (single node)")
+          .contains("semafor server --replicator microraft --node-id " + id);
+    }
+    for (String id : List.of("n1", "n2", "n3")) {
+      start(
+          "server",
+          "--replicator",
+          "microraft",
+          "--node-id",
+          id,
+          "--peers",
+          peers,
+          "--data-dir",
+          dir.resolve(id).toString(),
+          "--admin-port",
+          "-1");
+    }
+    assertValues(
+        "127.0.0.1:"
+            + clientPorts[0]
+            + ",127.0.0.1:"
+            + clientPorts[1]
+            + ",127.0.0.1:"
+            + clientPorts[2]);
+  }
+
+  @Test
   void aTruncatedOrDamagedFileIsRefusedInOneLine() throws Exception {
     semafor.client().create("x", 1);
     Path file = dir.resolve("good.snap");

@@ -154,6 +154,13 @@ final class EntryMachine implements StateMachine {
 
   @Override
   public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
+    chunksOf(machine).forEach(chunks);
+  }
+
+  /**
+   * {@code machine}'s state in the core's snapshot format, cut into chunks of {@link #CHUNK_BYTES}.
+   */
+  static List<byte[]> chunksOf(SemaphoreMachine machine) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + machine.semaphoreCount() * 48);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       machine.writeSnapshot(out);
@@ -161,12 +168,14 @@ final class EntryMachine implements StateMachine {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
     byte[] all = bytes.toByteArray();
+    List<byte[]> chunks = new ArrayList<>();
     for (int from = 0; from < all.length || from == 0; from += CHUNK_BYTES) {
-      chunks.accept(Arrays.copyOfRange(all, from, Math.min(all.length, from + CHUNK_BYTES)));
+      chunks.add(Arrays.copyOfRange(all, from, Math.min(all.length, from + CHUNK_BYTES)));
       if (all.length == 0) {
         break;
       }
     }
+    return chunks;
   }
 
   /**
