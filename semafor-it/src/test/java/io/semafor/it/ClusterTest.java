@@ -11,7 +11,7 @@ import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
-import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.Replicator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,8 +173,7 @@ class ClusterTest {
       assertThat(cluster.statusNumber(lagging, "snapshotIndex")).isGreaterThan(stoppedAt);
 
       // its state is whole: once it leads, it answers from it
-      cluster.replicator(leader).transferLeadership(cluster.id(lagging), Duration.ofSeconds(20));
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.replicator(lagging).isLeader());
+      cluster.transferLeadership(leader, lagging);
       assertThat(x.value()).isEqualTo(300);
       assertThat(x.increment(1)).isEqualTo(301);
     }
@@ -236,8 +235,7 @@ class ClusterTest {
           .containsExactly("n1", "n2", "n3", "n4");
 
       int leader = cluster.awaitLeader();
-      cluster.replicator(leader).transferLeadership(cluster.id(added), Duration.ofSeconds(20));
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.replicator(added).isLeader());
+      cluster.transferLeadership(leader, added);
       assertThat(x.value()).isEqualTo(200);
       assertThat(cluster.replicator(added).status().get("members")).isEqualTo("n1,n2,n3,n4");
     }
@@ -263,7 +261,7 @@ class ClusterTest {
   @Test
   void aMembershipChangeNamingNoMemberIsRefusedAndChangesNothing() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, 100_000)) {
-      RaftReplicator any = cluster.replicator(cluster.awaitLeader());
+      Replicator any = cluster.replicator(cluster.awaitLeader());
       assertThatThrownBy(() -> any.removeMember("n9"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("member: n9");

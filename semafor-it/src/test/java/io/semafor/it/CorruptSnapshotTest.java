@@ -74,8 +74,7 @@ class CorruptSnapshotTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> cluster.statusNumber(added, "appliedIndex") >= commit);
       int newLeader = cluster.awaitLeader();
-      cluster.replicator(newLeader).transferLeadership(cluster.id(added), Duration.ofSeconds(20));
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.replicator(added).isLeader());
+      cluster.transferLeadership(newLeader, added);
       assertThat(counter.value()).isEqualTo(400);
     }
   }

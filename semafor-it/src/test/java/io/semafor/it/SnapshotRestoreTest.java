@@ -193,8 +193,7 @@ class SnapshotRestoreTest {
   private void restoreIntoAFreshCluster(SnapshotFile.Loaded saved) throws Exception {
     try (TestCluster restored = TestCluster.create(3, dir.resolve("restored"), 100_000)) {
       for (int i = 0; i < restored.size(); i++) {
-        RaftRestore.Seeded seeded = RaftRestore.seed(restored.dataDir(i), saved);
-        assertThat(seeded.snapshotFile()).exists();
+        assertThat(restored.seed(i, saved)).exists();
       }
       restored.startAll();
       assertSameState(saved.machine(), download(restored.addresses()).machine());

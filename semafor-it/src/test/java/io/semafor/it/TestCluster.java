@@ -3,8 +3,14 @@ package io.semafor.it;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.microraft.MicroRaftConfig;
+import io.semafor.microraft.MicroRaftReplicator;
+import io.semafor.microraft.MicroRaftSeed;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.raft.RaftRestore;
+import io.semafor.replication.Replicator;
+import io.semafor.replication.SnapshotFile;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -17,9 +23,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A cluster of Semafor nodes in this JVM, each a real server on 127.0.0.1 with its own Raft member,
- * log and ports: for fast tests of everything the cluster does except process death.
+ * log and ports: for fast tests of everything the cluster does except process death. The nodes run
+ * the Ratis replicator, or the MicroRaft one when the system property {@value #REPLICATOR} says
+ * {@code microraft} (semafor-it's pom runs the cluster tests once more that way).
  */
 final class TestCluster implements AutoCloseable {
+  /**
+   * The system property that chooses the replicator: {@code ratis} (default) or {@code microraft}.
+   */
+  static final String REPLICATOR = "semafor.test.replicator";
+
+  /** Whether these nodes run the MicroRaft replicator. */
+  static boolean microRaft() {
+    return System.getProperty(REPLICATOR, "ratis").equals("microraft");
+  }
+
   /** Room for nodes added after the start. */
   private static final int MAX_NODES = 8;
 
@@ -37,7 +55,7 @@ final class TestCluster implements AutoCloseable {
   private boolean admin;
 
   private final @Nullable SemaforServer[] servers = new SemaforServer[MAX_NODES];
-  private final @Nullable RaftReplicator[] replicators = new RaftReplicator[MAX_NODES];
+  private final @Nullable Replicator[] replicators = new Replicator[MAX_NODES];
 
   private TestCluster(int size, Path dir, long snapshotEvery, long logSegmentBytes) {
     this.dir = dir;
@@ -97,6 +115,19 @@ final class TestCluster implements AutoCloseable {
     awaitLeader();
   }
 
+  /**
+   * Seeds node {@code i}'s empty data directory from a backup, as {@code semafor snapshot restore}
+   * does for the replicator these nodes run; returns what was written (a file or a directory).
+   */
+  Path seed(int i, SnapshotFile.Loaded backup) throws java.io.IOException {
+    if (microRaft()) {
+      return MicroRaftSeed.seed(
+              dataDir(i), backup, id(i), seeds.stream().map(ClusterConfig.Peer::member).toList())
+          .log();
+    }
+    return RaftRestore.seed(dataDir(i), backup).snapshotFile();
+  }
+
   /** Node {@code i}'s data directory. */
   Path dataDir(int i) {
     return dir.resolve(peers.get(i).id());
@@ -141,13 +172,16 @@ final class TestCluster implements AutoCloseable {
             snapshotEvery,
             logSegmentBytes,
             join);
-    AtomicReference<RaftReplicator> made = new AtomicReference<>();
+    AtomicReference<Replicator> made = new AtomicReference<>();
     try {
       servers[i] =
           SemaforServer.start(
               ServerConfig.builder().port(self.clientPort()).adminPort(admin ? 0 : -1).build(),
               (machine, listener) -> {
-                RaftReplicator r = RaftReplicator.start(config, machine, listener);
+                Replicator r =
+                    microRaft()
+                        ? MicroRaftReplicator.start(microRaftConfig(config), machine, listener)
+                        : RaftReplicator.start(config, machine, listener);
                 made.set(r);
                 return r;
               });
@@ -156,6 +190,35 @@ final class TestCluster implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     replicators[i] = made.get();
+  }
+
+  /** The same node for the MicroRaft replicator. */
+  private static MicroRaftConfig microRaftConfig(ClusterConfig config) {
+    MicroRaftConfig micro =
+        MicroRaftConfig.of(
+                config.nodeId(),
+                config.peers().stream().map(ClusterConfig.Peer::member).toList(),
+                config.dataDir(),
+                config.durability() == ClusterConfig.Durability.FSYNC,
+                config.electionTimeoutMin())
+            .withProperties(
+                java.util.Map.of(
+                    "microraft.snapshot-every", Long.toString(config.snapshotEvery())));
+    return config.join() ? micro.joining() : micro;
+  }
+
+  /**
+   * Hands leadership from node {@code from}, the leader, to node {@code to}, and waits until {@code
+   * to} leads.
+   */
+  void transferLeadership(int from, int to) {
+    Replicator r = replicator(from);
+    if (r instanceof RaftReplicator ratis) {
+      ratis.transferLeadership(id(to), Duration.ofSeconds(20));
+    } else {
+      ((MicroRaftReplicator) r).transferLeadership(id(to), Duration.ofSeconds(20));
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> replicator(to).isLeader());
   }
 
   /** Stops node {@code i} as a crash would look to the others (its log stays on disk). */
@@ -178,8 +241,8 @@ final class TestCluster implements AutoCloseable {
   }
 
   /** Node {@code i}'s replicator; it must be running. */
-  RaftReplicator replicator(int i) {
-    RaftReplicator r = replicators[i];
+  Replicator replicator(int i) {
+    Replicator r = replicators[i];
     if (r == null) {
       throw new IllegalStateException("node " + i + " is not running");
     }
@@ -201,7 +264,7 @@ final class TestCluster implements AutoCloseable {
 
   private int leaderOrMinusOne() {
     for (int i = 0; i < replicators.length; i++) {
-      RaftReplicator r = replicators[i];
+      Replicator r = replicators[i];
       if (r != null && r.isLeader()) {
         return i;
       }

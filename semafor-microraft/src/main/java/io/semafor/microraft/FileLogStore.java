@@ -84,6 +84,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
   private int recordStart;
 
   private final CRC32C crc = new CRC32C();
+  private final SyncTimes syncs = new SyncTimes();
 
   /** What the segments hold, kept to write the next base. */
   private final State state;
@@ -499,8 +500,15 @@ final class FileLogStore implements RaftStore, AutoCloseable {
 
   private void force() throws IOException {
     writeOut(channel);
+    long start = System.nanoTime();
     channel.force(false);
+    syncs.record(System.nanoTime() - start);
     dirty = false;
+  }
+
+  /** The syncs of the log to disk so far and how long they took. */
+  SyncTimes syncs() {
+    return syncs;
   }
 
   private void syncDirectory() {

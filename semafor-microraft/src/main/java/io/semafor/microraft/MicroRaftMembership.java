@@ -5,8 +5,6 @@ import io.microraft.Ordered;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
 import io.microraft.RaftRole;
-import io.microraft.exception.MismatchingRaftGroupMembersCommitIndexException;
-import io.microraft.exception.NotLeaderException;
 import io.microraft.report.RaftGroupMembers;
 import io.microraft.report.RaftNodeReport;
 import io.semafor.replication.Replicator.MembershipChangeUnknownException;
@@ -59,7 +57,10 @@ final class MicroRaftMembership implements AutoCloseable {
   /** How long a node waiting to join has to answer its welcome. */
   private static final Duration WELCOME_TIMEOUT = Duration.ofSeconds(10);
 
-  /** How long a member may take to learn a change the leader committed. */
+  /**
+   * How much longer than the leader's own time a member waits for a change it passed on, and how
+   * long it waits to learn of a change the leader committed.
+   */
   private static final Duration SETTLES = Duration.ofSeconds(3);
 
   private static final long POLL_MILLIS = 20;
@@ -102,9 +103,28 @@ final class MicroRaftMembership implements AutoCloseable {
   List<String> add(String member) {
     GroupMember parsed = GroupMember.parse("member", member);
     RaftNode n = running();
-    if (!leads(n)) {
-      return passOn(GroupControl.Change.ADD, parsed.toString());
+    MemberEndpoint joining = MemberEndpoint.of(parsed);
+    boolean wasAbsent = !hasMember(n.getCommittedMembers(), parsed.id());
+    try {
+      if (!leads(n)) {
+        return passOn(GroupControl.Change.ADD, parsed.toString());
+      }
+      try {
+        return addAsLeader(n, parsed);
+      } catch (LeadershipMoved e) {
+        return passOn(GroupControl.Change.ADD, parsed.toString());
+      }
+    } catch (IllegalArgumentException e) {
+      // passed on, or asked again, and found already made: by this very call, or by another one
+      // asking the same (the same members are the same outcome, whoever made them)
+      if (wasAbsent && settles(n, m -> m.getVotingMembers().contains(joining))) {
+        return idsOf(n.getCommittedMembers());
+      }
+      throw e;
     }
+  }
+
+  private List<String> addAsLeader(RaftNode n, GroupMember parsed) {
     long deadline = System.nanoTime() + TIMEOUT.toNanos();
     MemberEndpoint joining = MemberEndpoint.of(parsed);
     RaftGroupMembers committed = n.getCommittedMembers();
@@ -160,6 +180,19 @@ final class MicroRaftMembership implements AutoCloseable {
    */
   List<String> remove(String id) {
     RaftNode n = running();
+    boolean wasMember = hasMember(n.getCommittedMembers(), id);
+    try {
+      return removeHere(n, id);
+    } catch (IllegalArgumentException e) {
+      // passed on, or asked again, and found already made: by this very call, or by another one
+      if (wasMember && settles(n, m -> !hasMember(m, id))) {
+        return idsOf(n.getCommittedMembers());
+      }
+      throw e;
+    }
+  }
+
+  private List<String> removeHere(RaftNode n, String id) {
     if (!leads(n)) {
       return passOn(GroupControl.Change.REMOVE, id);
     }
@@ -180,14 +213,18 @@ final class MicroRaftMembership implements AutoCloseable {
       stepDown(n, committed);
       return passOn(GroupControl.Change.REMOVE, id);
     }
-    Ordered<RaftGroupMembers> after =
-        change(
-            n,
-            gone,
-            MembershipChangeMode.REMOVE_MEMBER,
-            committed.getLogIndex(),
-            System.nanoTime() + TIMEOUT.toNanos());
-    return idsOf(after.getResult());
+    try {
+      Ordered<RaftGroupMembers> after =
+          change(
+              n,
+              gone,
+              MembershipChangeMode.REMOVE_MEMBER,
+              committed.getLogIndex(),
+              System.nanoTime() + TIMEOUT.toNanos());
+      return idsOf(after.getResult());
+    } catch (LeadershipMoved e) {
+      return passOn(GroupControl.Change.REMOVE, id);
+    }
   }
 
   // ------------------------------------------------------------------ from other members
@@ -356,76 +393,108 @@ final class MicroRaftMembership implements AutoCloseable {
     }
   }
 
-  /** One change on the leader, with MicroRaft's failures said as the replicator says them. */
+  /**
+   * One change, compare-and-set on the members committed at {@code expected}: asked of MicroRaft on
+   * this member while it leads, and asked again after an outcome MicroRaft could not tell (its
+   * leader stepped down, a new term began) as long as nothing committed since and the change is not
+   * already appended; returns once the committed members show it, whoever made it. MicroRaft's
+   * failures are said as the replicator says them.
+   *
+   * @throws IllegalArgumentException if MicroRaft refuses the change itself (a member already
+   *     there, the group's first members' endpoint, a third learner)
+   * @throws IllegalStateException if other members were committed meanwhile: nothing changed
+   * @throws LeadershipMoved if this member stopped leading before the change was appended: nothing
+   *     changed, and the new leader can be asked
+   * @throws MembershipChangeUnknownException if it was not committed by {@code deadline}
+   */
   private Ordered<RaftGroupMembers> change(
-      RaftNode n,
-      RaftEndpoint endpoint,
-      MembershipChangeMode mode,
-      long expectedCommitIndex,
-      long deadline) {
-    CompletableFuture<Ordered<RaftGroupMembers>> future =
-        n.changeMembership(endpoint, mode, expectedCommitIndex);
-    try {
-      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      Ordered<RaftGroupMembers> made = madeMeanwhile(n, endpoint, mode);
-      if (made != null) {
-        return made;
+      RaftNode n, RaftEndpoint endpoint, MembershipChangeMode mode, long expected, long deadline) {
+    while (true) {
+      RaftGroupMembers committed = n.getCommittedMembers();
+      if (shows(committed, endpoint, mode)) {
+        return new MadeMeanwhile(committed);
       }
-      throw new MembershipChangeUnknownException(
-          "the membership change was not committed within "
-              + TIMEOUT.toSeconds()
-              + " s and may still be: see the members in `semafor cluster status` before asking"
-              + " again");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new MembershipChangeUnknownException("interrupted while the change was being made");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      Ordered<RaftGroupMembers> made = madeMeanwhile(n, endpoint, mode);
-      if (made != null) {
-        return made;
-      }
-      if (cause instanceof MismatchingRaftGroupMembersCommitIndexException) {
+      if (committed.getLogIndex() != expected) {
         throw new IllegalStateException(
             "the members changed meanwhile (now "
-                + String.join(",", idsOf(n.getCommittedMembers()))
+                + String.join(",", idsOf(committed))
                 + "); nothing changed: read them and ask again");
       }
-      if (cause instanceof IllegalArgumentException) {
-        throw new IllegalArgumentException("member: " + cause.getMessage(), cause);
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new MembershipChangeUnknownException(
+            "the membership change was not committed within "
+                + TIMEOUT.toSeconds()
+                + " s and may still be: see the members in `semafor cluster status` before asking"
+                + " again");
       }
-      if (cause instanceof NotLeaderException) {
-        throw new IllegalStateException(
-            "leadership moved during the change; read the members and ask again", cause);
+      if (shows(n.getEffectiveMembers(), endpoint, mode)) {
+        pause(); // appended, waiting for a majority: it commits, or a new leader drops it
+        continue;
       }
-      throw new IllegalStateException("the cluster refused the change: " + cause, cause);
+      if (!leads(n)) {
+        throw new LeadershipMoved();
+      }
+      try {
+        return n.changeMembership(endpoint, mode, expected).get(left, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // the deadline check above says so
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MembershipChangeUnknownException("interrupted while the change was being made");
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof IllegalArgumentException
+            && !shows(n.getEffectiveMembers(), endpoint, mode)
+            && !shows(n.getCommittedMembers(), endpoint, mode)) {
+          throw new IllegalArgumentException("member: " + cause.getMessage(), cause);
+        }
+        // not leading any more, a new term, an outcome MicroRaft cannot tell, another change in
+        // flight: look at the members again
+        log.debug("membership change {} of {}: {}; looking again", mode, endpoint.getId(), cause);
+        pause();
+      }
     }
   }
 
-  /**
-   * The committed members if they already show the change {@code mode} of {@code endpoint}, as this
-   * member sees them within a moment (the change went through although its call failed); else null.
-   */
-  private @Nullable Ordered<RaftGroupMembers> madeMeanwhile(
-      RaftNode n, RaftEndpoint endpoint, MembershipChangeMode mode) {
-    long deadline = System.nanoTime() + SETTLES.toNanos();
-    while (true) {
-      RaftGroupMembers now = n.getCommittedMembers();
-      boolean made =
-          switch (mode) {
-            case ADD_LEARNER -> now.getMembers().contains(endpoint);
-            case ADD_OR_PROMOTE_TO_FOLLOWER -> now.getVotingMembers().contains(endpoint);
-            case REMOVE_MEMBER -> !now.getMembers().contains(endpoint);
-          };
-      if (made) {
-        return new MadeMeanwhile(now);
+  /** This member stopped leading before a change was appended: the new leader is to be asked. */
+  private static final class LeadershipMoved extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    LeadershipMoved() {
+      super("leadership moved before the change was made; nothing changed");
+    }
+  }
+
+  private static boolean hasMember(RaftGroupMembers members, String id) {
+    for (RaftEndpoint e : members.getMembers()) {
+      if (idOf(e).equals(id)) {
+        return true;
       }
+    }
+    return false;
+  }
+
+  /** Whether this member's committed members show {@code made}, now or within {@link #SETTLES}. */
+  private static boolean settles(RaftNode n, java.util.function.Predicate<RaftGroupMembers> made) {
+    long deadline = System.nanoTime() + SETTLES.toNanos();
+    while (!made.test(n.getCommittedMembers())) {
       if (System.nanoTime() > deadline) {
-        return null;
+        return false;
       }
       pause();
     }
+    return true;
+  }
+
+  /** Whether {@code members} show the change {@code mode} of {@code endpoint}. */
+  private static boolean shows(
+      RaftGroupMembers members, RaftEndpoint endpoint, MembershipChangeMode mode) {
+    return switch (mode) {
+      case ADD_LEARNER -> members.getMembers().contains(endpoint);
+      case ADD_OR_PROMOTE_TO_FOLLOWER -> members.getVotingMembers().contains(endpoint);
+      case REMOVE_MEMBER -> !members.getMembers().contains(endpoint);
+    };
   }
 
   /** A change found made: its members, committed at their own index. */
@@ -452,10 +521,7 @@ final class MicroRaftMembership implements AutoCloseable {
         return true;
       }
       if (!leads(n)) {
-        throw new IllegalStateException(
-            "leadership moved while "
-                + learner.id()
-                + " was catching up; it stays a learner: remove it, or add it again");
+        throw new LeadershipMoved(); // the new leader goes on from the learner
       }
       pause();
     }

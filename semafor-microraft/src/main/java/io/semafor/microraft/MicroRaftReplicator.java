@@ -1,5 +1,7 @@
 package io.semafor.microraft;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.microraft.RaftConfig;
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
@@ -51,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
  */
-public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner {
+public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner, MeterBinder {
   private static final Logger log = LoggerFactory.getLogger(MicroRaftReplicator.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -441,6 +443,37 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     return membership.remove(id);
   }
 
+  /**
+   * Hands leadership to member {@code id}; called on the leader, blocks until this member has
+   * stepped down or {@code timeout} passes (MicroRaft then very likely elects {@code id}).
+   *
+   * @throws IllegalArgumentException if no voting member has this id
+   * @throws IllegalStateException if this member does not lead, or the transfer did not complete
+   */
+  public void transferLeadership(String id, Duration timeout) {
+    RaftNode n = nodeOrNull();
+    if (n == null) {
+      throw new IllegalStateException(config.nodeId() + " waits to join and leads no one");
+    }
+    RaftEndpoint to = null;
+    for (RaftEndpoint e : n.getCommittedMembers().getVotingMembers()) {
+      if (String.valueOf(e.getId()).equals(id)) {
+        to = e;
+      }
+    }
+    if (to == null) {
+      throw new IllegalArgumentException("member: " + id + " is not a voting member");
+    }
+    try {
+      n.transferLeadership(to).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while handing leadership to " + id, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("leadership was not transferred to " + id + ": " + e, e);
+    }
+  }
+
   /** The id of the leader as this member knows it, or "" if none is known. Never blocks. */
   public String leaderId() {
     return leadership.leaderId();
@@ -478,6 +511,8 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("appliedIndex", machine.appliedIndex()); // after the term, as Ratis's status has it
     if (r != null && run != null) {
       out.put("lastLogIndex", r.getLog().getLastLogOrSnapshotIndex());
+      // a follower behind this index is sent the snapshot instead of entries
+      out.put("logStartIndex", r.getLog().getLastSnapshotIndex() + 1);
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
         List<Map<String, Object>> followers = new ArrayList<>();
@@ -569,6 +604,46 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
         listener.lostLeadership(leaderHint());
       }
     }
+  }
+
+  /**
+   * Registers this member's series on {@code registry} ({@link MicroRaftMetrics}): the same names
+   * as the Ratis replicator's, and this replicator's own.
+   */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    new MicroRaftMetrics(this, transport, store.syncs()).bindTo(registry);
+  }
+
+  /** Whether this member knows a leader (itself included); never blocks. */
+  boolean knowsALeader() {
+    RaftNode n = nodeOrNull();
+    return n != null && n.getTerm().getLeaderEndpoint() != null;
+  }
+
+  /** Times this member saw the leader change. */
+  java.util.concurrent.atomic.AtomicLong leaderChanges() {
+    return leadership.changes();
+  }
+
+  /**
+   * The commit index from MicroRaft's last report (at most a period old), and never below what this
+   * member has applied, which was committed.
+   */
+  long commitIndex() {
+    RaftNodeReport r = report;
+    return Math.max(r == null ? 0 : r.getLog().getCommitIndex(), machine.appliedIndex());
+  }
+
+  /** The last index applied to this member's machine. */
+  long appliedIndex() {
+    return machine.appliedIndex();
+  }
+
+  /** Pre-votes started by the watch on MicroRaft's failure detection. */
+  long silentLeaderPreVotes() {
+    Running r = running;
+    return r == null ? 0 : r.silentLeader().elections();
   }
 
   /** The MicroRaft node, for tests that reach into it; it must be running. */

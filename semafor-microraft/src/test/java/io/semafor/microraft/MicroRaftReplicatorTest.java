@@ -572,23 +572,33 @@ class MicroRaftReplicatorTest {
   }
 
   private long openSession(MicroRaftReplicator leader) {
-    Object context = new Object();
-    leader.submit(new Command.OpenSession(TTL), context);
-    Outcome outcome = awaitOutcome(leader, context);
+    Outcome outcome = submitAndAwait(leader, new Command.OpenSession(TTL));
     Reply reply = outcome.reply();
     assertThat(reply).isNotNull();
     return ((Result.SessionOpened) reply.result()).sessionId();
   }
 
-  private void submitAndAwait(MicroRaftReplicator leader, Command command) {
-    Object context = new Object();
-    leader.submit(command, context);
-    awaitOutcome(leader, context);
-  }
-
-  private Outcome awaitOutcome(MicroRaftReplicator leader, Object context) {
-    Recorder r = recorderOf(idOf(leader));
-    return await().atMost(WAIT).until(() -> r.outcomes.get(context), o -> o != null);
+  /**
+   * Submits {@code command} to {@code leader} and returns its outcome; a command refused because
+   * leadership moved meanwhile (members started together may hold a second election right after the
+   * first) is submitted again to the new leader, at most three times.
+   */
+  private Outcome submitAndAwait(MicroRaftReplicator leader, Command command) {
+    MicroRaftReplicator to = leader;
+    for (int attempt = 1; ; attempt++) {
+      Object context = new Object();
+      to.submit(command, context);
+      Recorder r = recorderOf(idOf(to));
+      await()
+          .atMost(WAIT)
+          .until(() -> r.outcomes.containsKey(context) || r.refusals.containsKey(context));
+      Outcome outcome = r.outcomes.get(context);
+      if (outcome != null) {
+        return outcome;
+      }
+      assertThat(attempt).as("refused %d times: %s", attempt, command).isLessThan(3);
+      to = awaitLeader();
+    }
   }
 
   private long readValue(MicroRaftReplicator leader) {

@@ -42,7 +42,13 @@ class FaultCampaignTest {
     String unavailable = TestNetwork.unavailableBecause();
     Assumptions.assumeTrue(
         unavailable == null || "true".equals(System.getenv("CI")), String.valueOf(unavailable));
-    Path dir = Path.of("target", "faults", NODES + "nodes");
+    Path dir =
+        Path.of(
+            "target",
+            "faults",
+            NODES
+                + "nodes"
+                + (FaultNode.REPLICATOR.equals("ratis") ? "" : "-" + FaultNode.REPLICATOR));
     // Runs are independent (a network and a cluster each), so a few go at once: the clients and
     // the checks only compare times one process recorded, so sharing the CPU slows a run without
     // making its history wrong.
