@@ -84,22 +84,23 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--replicator",
-      paramLabel = "ratis|microraft",
-      defaultValue = "ratis",
+      paramLabel = "microraft|ratis",
       description =
-          "Cluster node: the Raft library the cluster replicates on (default ${DEFAULT-VALUE})."
-              + " microraft: MicroRaft on one thread per member (docs/decisions/0043).")
-  String replicator = "ratis";
+          "Cluster node: the Raft library the cluster replicates on: microraft (the default: one"
+              + " thread per member, decision 0046) or ratis (Apache Ratis). Every member of a"
+              + " cluster runs the same one; a data directory is for the one that made it.")
+  @Nullable String replicator;
 
   @Option(
       names = "--raft-property",
       paramLabel = "KEY=VALUE",
       split = ",",
       description =
-          "Cluster node: a raw Apache Ratis property, applied over Semafor's own tuning; repeat"
-              + " it or separate pairs with commas (docs/cluster.md lists what Semafor sets and"
-              + " why). A key Ratis does not read, or one that another option sets, is refused."
-              + " With --replicator microraft the keys are microraft.* instead.")
+          "Cluster node: tuning of the replicator, over Semafor's own; repeat it or separate pairs"
+              + " with commas (docs/cluster.md lists what Semafor sets and why). For microraft:"
+              + " microraft.entries-in-flight, microraft.heartbeat-period-ms,"
+              + " microraft.snapshot-every. For ratis: a raw Apache Ratis property. A key the"
+              + " replicator does not read, or one that another option sets, is refused.")
   Map<String, String> raftProperties = new LinkedHashMap<>();
 
   @Option(
@@ -119,7 +120,7 @@ final class ServerCommand implements Callable<Integer> {
       throw usage(
           "--raft-property: only a cluster node (--node-id, --peers, --data-dir) runs Raft");
     }
-    if (single && !replicator.equalsIgnoreCase("ratis")) {
+    if (single && replicator != null) {
       throw usage("--replicator: only a cluster node (--node-id, --peers, --data-dir) replicates");
     }
     if (single) {
@@ -138,11 +139,11 @@ final class ServerCommand implements Callable<Integer> {
               + " restore FILE --data-dir DIR` first");
     }
     boolean micro =
-        switch (replicator.toLowerCase(Locale.ROOT)) {
+        switch (replicator == null ? "microraft" : replicator.toLowerCase(Locale.ROOT)) {
           case "ratis" -> false;
           case "microraft" -> true;
           default ->
-              throw usage("--replicator: '" + replicator + "' is neither ratis nor microraft");
+              throw usage("--replicator: '" + replicator + "' is neither microraft nor ratis");
         };
     ClusterConfig cluster = cluster(micro ? Map.of() : raftProperties);
     ClusterConfig.Peer self = cluster.self();

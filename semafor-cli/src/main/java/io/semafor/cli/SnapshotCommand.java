@@ -207,12 +207,13 @@ final class SnapshotCommand {
 
     @Option(
         names = "--replicator",
-        paramLabel = "ratis|microraft",
-        defaultValue = "ratis",
+        paramLabel = "microraft|ratis",
+        defaultValue = "microraft",
         description =
-            "The replicator the node will run (default ${DEFAULT-VALUE}): the layout of its data"
-                + " directory. microraft needs --node-id and --peers: its log stores them.")
-    String replicator = "ratis";
+            "The replicator the node will run (default ${DEFAULT-VALUE}, as `semafor server`):"
+                + " the layout of its data directory. microraft needs --node-id and --peers: its"
+                + " log stores them.")
+    String replicator = "microraft";
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
@@ -227,11 +228,13 @@ final class SnapshotCommand {
             case "microraft" -> true;
             default ->
                 throw new ServerOptions.BadOption(
-                    "--replicator: '" + replicator + "' is neither ratis nor microraft", null);
+                    "--replicator: '" + replicator + "' is neither microraft nor ratis", null);
           };
       if (micro && (nodeId == null || peers == null)) {
         throw new ServerOptions.BadOption(
-            "--replicator microraft: needs --node-id and --peers, which its log stores", null);
+            "--node-id and --peers: the microraft replicator's log stores them, so restoring"
+                + " for it needs both (or --replicator ratis)",
+            null);
       }
       if ((nodeId == null) != (peers == null)) {
         throw new ServerOptions.BadOption(
@@ -281,7 +284,7 @@ final class SnapshotCommand {
           nodeId == null
               ? "start the node with --data-dir " + dataDir
               : "start it with: semafor server "
-                  + (micro ? "--replicator microraft " : "")
+                  + (micro ? "" : "--replicator ratis ")
                   + "--node-id "
                   + nodeId
                   + " --peers "

@@ -126,6 +126,8 @@ class CliTest {
     Finished f =
         CliProcess.runRaw(
             "server",
+            "--replicator",
+            "ratis",
             "--node-id",
             "n1",
             "--peers",
@@ -468,6 +470,8 @@ class CliTest {
     Finished bad =
         CliProcess.runRaw(
             "server",
+            "--replicator",
+            "ratis",
             "--node-id",
             "n1",
             "--peers",
@@ -490,6 +494,8 @@ class CliTest {
     Finished bad =
         CliProcess.runRaw(
             "server",
+            "--replicator",
+            "ratis",
             "--node-id",
             "n1",
             "--peers",
@@ -503,6 +509,79 @@ class CliTest {
         .contains("raft.server.storage.dir cannot be set here: --data-dir sets it");
     assertThat(dir.resolve("n1")).doesNotExist();
     assertThat(dir.resolve("elsewhere")).doesNotExist();
+  }
+
+  @Test
+  void aClusterNodeWithAnUnknownMicroRaftPropertyIsAUsageErrorNamingTheKey(@TempDir Path dir)
+      throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--raft-property",
+            "microraft.entries-in-flite=2");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains(
+            "--raft-property microraft.entries-in-flite is not a MicroRaft replicator property")
+        .doesNotContain("Exception");
+    assertThat(dir.resolve("n1")).doesNotExist();
+  }
+
+  @Test
+  void aClusterNodeWhoseMicroRaftLogIsDamagedSaysSoInOneLineAndExitsWith65(@TempDir Path dir)
+      throws Exception {
+    Path data = dir.resolve("n1");
+    String peers = "n1=127.0.0.1:" + freePort() + ":" + freePort();
+    Path backup = dir.resolve("empty.snap");
+    io.semafor.replication.SnapshotFile.Image empty =
+        io.semafor.replication.SnapshotFile.take(
+            new io.semafor.core.SemaphoreMachine(), -1, -1, System.currentTimeMillis());
+    java.nio.file.Files.write(backup, java.util.Arrays.copyOf(empty.bytes(), empty.length()));
+    Finished seeded =
+        CliProcess.runRaw(
+            "snapshot",
+            "restore",
+            backup.toString(),
+            "--data-dir",
+            data.toString(),
+            "--node-id",
+            "n1",
+            "--peers",
+            peers);
+    assertThat(seeded.status()).as(seeded.err()).isZero();
+    Path segment;
+    try (var files = java.nio.file.Files.list(data.resolve("microraft"))) {
+      segment = files.filter(p -> p.toString().endsWith(".seg")).findFirst().orElseThrow();
+    }
+    byte[] bytes = java.nio.file.Files.readAllBytes(segment);
+    bytes[10] ^= 0x10; // inside the first record: whole records follow it, so not a torn write
+    java.nio.file.Files.write(segment, bytes);
+
+    Finished f =
+        CliProcess.runRaw(
+            "server",
+            "--node-id",
+            "n1",
+            "--peers",
+            peers,
+            "--data-dir",
+            data.toString(),
+            "--admin-port",
+            "-1");
+
+    assertThat(f.status()).isEqualTo(65);
+    assertThat(f.err().strip().lines())
+        .singleElement()
+        .asString()
+        .startsWith("semafor server: the MicroRaft log ")
+        .contains("is damaged")
+        .contains("semafor cluster remove");
   }
 
   @Test
@@ -577,6 +656,12 @@ class CliTest {
       assertThat(watch.exitValue()).isZero();
     } finally {
       watch.destroyForcibly();
+    }
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
     }
   }
 }

@@ -62,7 +62,7 @@ class SnapshotCliTest {
     assertThat(status.status()).isZero();
     assertThat(status.out()).contains("\"semaphores\":2").contains("\"index\":-1");
 
-    // a cluster node seeded from it (a cluster of one, as processes) serves the saved state
+    // a Ratis cluster node seeded from it (a cluster of one, as processes) serves the saved state
     int clientPort = freePort();
     String peers = "n1=127.0.0.1:" + clientPort + ":" + freePort();
     Path data = dir.resolve("n1");
@@ -76,17 +76,28 @@ class SnapshotCliTest {
             "--node-id",
             "n1",
             "--peers",
-            peers);
+            peers,
+            "--replicator",
+            "ratis");
     assertThat(restore.status()).as(restore.err()).isZero();
     // contains: without the jar's logback.xml, the test classpath logs Ratis on stdout too
     assertThat(restore.out()).contains("restored 2 semaphores, 1 sessions (single node)");
     Finished again =
-        CliProcess.runRaw("snapshot", "restore", file.toString(), "--data-dir", data.toString());
+        CliProcess.runRaw(
+            "snapshot",
+            "restore",
+            file.toString(),
+            "--data-dir",
+            data.toString(),
+            "--replicator",
+            "ratis");
     assertThat(again.status()).isEqualTo(1);
     assertThat(again.err().strip()).contains("is not empty").doesNotContain("\n");
 
     start(
         "server",
+        "--replicator",
+        "ratis",
         "--node-id",
         "n1",
         "--peers",
@@ -110,7 +121,7 @@ class SnapshotCliTest {
   }
 
   @Test
-  void aBackupSeedsAClusterOnTheMicroRaftReplicator() throws Exception {
+  void aBackupSeedsAClusterOnTheDefaultMicroRaftReplicator() throws Exception {
     SemaforClient client = semafor.client();
     client.create("printers", 3);
     client.create("gpus", 8);
@@ -135,15 +146,9 @@ class SnapshotCliTest {
             + freePort();
     Finished withoutPeers =
         CliProcess.runRaw(
-            "snapshot",
-            "restore",
-            file.toString(),
-            "--data-dir",
-            dir.resolve("x").toString(),
-            "--replicator",
-            "microraft");
+            "snapshot", "restore", file.toString(), "--data-dir", dir.resolve("x").toString());
     assertThat(withoutPeers.status()).isEqualTo(2);
-    assertThat(withoutPeers.err()).contains("needs --node-id and --peers");
+    assertThat(withoutPeers.err()).contains("--node-id and --peers: the microraft replicator");
 
     for (String id : List.of("n1", "n2", "n3")) {
       Finished restore =
@@ -156,19 +161,15 @@ class SnapshotCliTest {
               "--node-id",
               id,
               "--peers",
-              peers,
-              "--replicator",
-              "microraft");
+              peers);
       assertThat(restore.status()).as(restore.err()).isZero();
       assertThat(restore.out())
           .contains("restored 2 semaphores, 1 sessions (single node)")
-          .contains("semafor server --replicator microraft --node-id " + id);
+          .contains("start it with: semafor server --node-id " + id);
     }
     for (String id : List.of("n1", "n2", "n3")) {
       start(
           "server",
-          "--replicator",
-          "microraft",
           "--node-id",
           id,
           "--peers",
@@ -211,10 +212,18 @@ class SnapshotCliTest {
               "restore",
               truncated.toString(),
               "--data-dir",
-              dir.resolve("d1").toString()
+              dir.resolve("d1").toString(),
+              "--replicator",
+              "ratis"
             },
             new String[] {
-              "snapshot", "restore", damaged.toString(), "--data-dir", dir.resolve("d2").toString()
+              "snapshot",
+              "restore",
+              damaged.toString(),
+              "--data-dir",
+              dir.resolve("d2").toString(),
+              "--replicator",
+              "ratis"
             },
             new String[] {"server", "--restore", damaged.toString(), "--port", "0"},
             new String[] {"snapshot", "status", dir.resolve("missing.snap").toString()})) {
