@@ -61,6 +61,16 @@ final class FileLogStore implements RaftStore, AutoCloseable {
   private static final String PREFIX = "log-";
   private static final String SUFFIX = ".seg";
 
+  /**
+   * Zeros written ahead of the records, so that appending overwrites blocks the file already has: a
+   * sync then writes the data alone, not the file's new size with it (on this machine's ext4 a
+   * synced 512-byte append took 205 µs, an overwrite 124 µs). A reader stops at the first zero
+   * length, which no record has.
+   */
+  static final int PREALLOCATE_BYTES = 4 << 20;
+
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10);
+
   /** A record larger than this is taken for a damaged length. */
   private static final int MAX_RECORD_BYTES = PeerTransport.MAX_FRAME_BYTES;
 
@@ -91,6 +101,10 @@ final class FileLogStore implements RaftStore, AutoCloseable {
 
   private FileChannel channel;
   private long segment;
+
+  /** Where the zeros written ahead of the records end in the open segment. */
+  private long allocated;
+
   private boolean dirty;
 
   /** Told once when a write, a sync or a compaction fails: the member must stop. */
@@ -403,6 +417,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
       begin(BASE_DONE);
       end(next);
       writeOut(next);
+      allocated = zeroAhead(next, next.position());
       next.force(true);
     } catch (IOException | RuntimeException e) {
       record.clear();
@@ -485,10 +500,29 @@ final class FileLogStore implements RaftStore, AutoCloseable {
     }
   }
 
+  /**
+   * Writes {@link #PREALLOCATE_BYTES} of zeros from {@code from} on, past the records, leaving the
+   * channel's position where it was; returns where they end.
+   */
+  private static long zeroAhead(FileChannel to, long from) throws IOException {
+    long at = from;
+    long end = from + PREALLOCATE_BYTES;
+    while (at < end) {
+      ByteBuffer zeros = ZEROS.duplicate();
+      zeros.limit((int) Math.min(zeros.capacity(), end - at));
+      at += to.write(zeros, at);
+    }
+    return end;
+  }
+
   /** Writes the records built so far to {@code to}. */
   private void writeOut(FileChannel to) throws IOException {
     if (!record.isReadable()) {
       return;
+    }
+    if (to == channel && to.position() + record.readableBytes() > allocated) {
+      // synced with the records that follow: one size change in the file for 4 MiB of records
+      allocated = zeroAhead(to, Math.max(allocated, to.position() + record.readableBytes()));
     }
     ByteBuffer bytes = record.nioBuffer();
     while (bytes.hasRemaining()) {
@@ -567,7 +601,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
         based = true;
       }
     }
-    if (in.readableBytes() > 0) {
+    if (in.readableBytes() > 0 && !zerosFrom(all, in.readerIndex())) {
       log.warn(
           "{}: the last {} bytes are cut short or fail their checksum (a write cut off by a crash);"
               + " dropped",
@@ -585,6 +619,16 @@ final class FileLogStore implements RaftStore, AutoCloseable {
     state.entries.addAll(read.entries);
     state.chunks.clear();
     state.chunks.putAll(read.chunks);
+    return true;
+  }
+
+  /** Whether every byte from {@code from} on is zero: the space written ahead of the records. */
+  private static boolean zerosFrom(byte[] all, int from) {
+    for (int i = from; i < all.length; i++) {
+      if (all[i] != 0) {
+        return false;
+      }
+    }
     return true;
   }
 

@@ -71,7 +71,7 @@ class FileLogStoreTest {
     }
     Path segment = onlySegment();
     try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
-      f.setLength(f.length() - 3);
+      f.setLength(endOfRecords(Files.readAllBytes(segment)) - 3);
     }
 
     assertThat(indexes(reopen().orElseThrow())).containsExactly(1L, 2L, 3L, 4L);
@@ -85,7 +85,7 @@ class FileLogStoreTest {
     }
     Path segment = onlySegment();
     byte[] bytes = Files.readAllBytes(segment);
-    bytes[bytes.length - 1] ^= 0x40; // the last entry's operation
+    bytes[endOfRecords(bytes) - 1] ^= 0x40; // the last entry's operation
     Files.write(segment, bytes);
 
     assertThat(indexes(reopen().orElseThrow())).containsExactly(1L, 2L, 3L, 4L);
@@ -137,6 +137,41 @@ class FileLogStoreTest {
     bytes[8 + 3] ^= 0x01; // inside the first record of the base: the member's endpoint
 
     assertThatThrownBy(() -> reopenWith(segment, bytes)).isInstanceOf(DataDamagedException.class);
+  }
+
+  @Test
+  void aSegmentIsWrittenAheadWithZerosThatAReaderTakesForTheEnd() throws IOException {
+    try (FileLogStore store = FileLogStore.open(dir, true)) {
+      start(store);
+      store.persistLogEntries(entries(1, 3, 1));
+      store.flush();
+    }
+    byte[] bytes = Files.readAllBytes(onlySegment());
+
+    assertThat(bytes.length).isGreaterThanOrEqualTo(FileLogStore.PREALLOCATE_BYTES);
+    assertThat(java.util.Arrays.copyOfRange(bytes, endOfRecords(bytes), bytes.length))
+        .containsOnly((byte) 0);
+    assertThat(indexes(reopen().orElseThrow())).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void recordsPastTheZerosWrittenAheadAreReadBack() throws IOException {
+    byte[] big = new byte[1 << 20];
+    try (FileLogStore store = FileLogStore.open(dir, false)) {
+      start(store);
+      for (int i = 1; i <= 6; i++) { // 6 MiB of entries: past the 4 MiB written ahead
+        store.persistLogEntries(
+            List.of(
+                PeerCodec.MODEL
+                    .createLogEntryBuilder()
+                    .setIndex(i)
+                    .setTerm(1)
+                    .setOperation(big)
+                    .build()));
+      }
+    }
+
+    assertThat(indexes(reopen().orElseThrow())).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
   }
 
   @Test
@@ -193,6 +228,19 @@ class FileLogStoreTest {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** Where the records end: the first record length of zero (the zeros written ahead). */
+  private static int endOfRecords(byte[] all) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(all);
+    while (in.remaining() >= 8) {
+      int length = in.getInt(in.position());
+      if (length == 0) {
+        break;
+      }
+      in.position(in.position() + 8 + length);
+    }
+    return in.position();
+  }
 
   private static int indexOf(byte[] all, byte[] part) {
     for (int i = 0; i + part.length <= all.length; i++) {

@@ -32,25 +32,40 @@ final class MicroRaftLogFiles {
   }
 
   /**
-   * Appends the start of a record that never became whole to the newest segment: a length and a
-   * checksum, then fewer bytes than the length says ({@code 1..maxBytes}). Returns the segment, or
-   * empty if there is none.
+   * Writes the start of a record that never became whole where the newest segment's records end
+   * (the first zero length: the store writes zeros ahead of its records): a length and a checksum,
+   * then fewer bytes than the length says ({@code 1..maxBytes}). Returns the segment, or empty if
+   * there is none.
    */
   static Optional<Path> tear(Path dataDir, Random random, int maxBytes) throws IOException {
     Optional<Path> newest = newestSegment(dataDir);
     if (newest.isEmpty()) {
       return newest;
     }
+    long end = endOfRecords(newest.get());
     int written = 1 + random.nextInt(maxBytes);
     ByteBuffer torn = ByteBuffer.allocate(8 + written);
     torn.putInt(written + 1 + random.nextInt(1024)).putInt(random.nextInt());
     byte[] body = new byte[written];
     random.nextBytes(body);
     torn.put(body).flip();
-    try (FileChannel ch = FileChannel.open(newest.get(), StandardOpenOption.APPEND)) {
-      ch.write(torn);
+    try (FileChannel ch = FileChannel.open(newest.get(), StandardOpenOption.WRITE)) {
+      ch.write(torn, end);
     }
     return newest;
+  }
+
+  /** Where the segment's records end: the first record length of zero, or the file's end. */
+  private static long endOfRecords(Path segment) throws IOException {
+    ByteBuffer all = ByteBuffer.wrap(Files.readAllBytes(segment));
+    while (all.remaining() >= 8) {
+      int length = all.getInt(all.position());
+      if (length <= 0 || length > all.remaining() - 8) {
+        break;
+      }
+      all.position(all.position() + 8 + length);
+    }
+    return all.position();
   }
 
   /**
