@@ -55,6 +55,7 @@ final class ControlCodec {
       header(out, CHANGE_MEMBERS, m);
       out.writeByte(code(m.change()));
       text(out, m.argument());
+      out.writeLong(m.waitMillis());
     } else if (message instanceof GroupControl.MembersChanged m) {
       header(out, MEMBERS_CHANGED, m);
       out.writeByte(code(m.outcome()));
@@ -104,7 +105,12 @@ final class ControlCodec {
       }
       case CHANGE_MEMBERS -> {
         GroupControl.Change change = change(in.readByte());
-        return new GroupControl.ChangeMembers(id, sender, change, text(in));
+        String argument = text(in);
+        long waitMillis = in.readLong();
+        if (waitMillis < 0) {
+          throw new MalformedPeerMessageException("a change to wait " + waitMillis + " ms");
+        }
+        return new GroupControl.ChangeMembers(id, sender, change, argument, waitMillis);
       }
       case MEMBERS_CHANGED -> {
         GroupControl.Outcome outcome = outcome(in.readByte());
@@ -159,7 +165,8 @@ final class ControlCodec {
   private static void text(ByteBuf out, String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
     if (b.length > MAX_TEXT_BYTES) {
-      throw new IllegalArgumentException("text of " + b.length + " bytes");
+      // an answer's message past the limit is cut, not lost (the cut may split a character)
+      b = java.util.Arrays.copyOf(b, MAX_TEXT_BYTES);
     }
     out.writeShort(b.length);
     out.writeBytes(b);

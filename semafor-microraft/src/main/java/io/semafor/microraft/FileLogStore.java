@@ -44,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * <p>Restoring reads the newest segment whose base is whole, up to its first record that is cut
  * short or fails its checksum (what a crash in the middle of a write leaves): that record and what
  * follows are dropped, which loses only writes that were never acknowledged (a forced write is
- * whole). A record that is not whole with a whole record anywhere after it was not cut off by a
- * crash but damaged: the store then refuses to open ({@link DataDamagedException}) rather than drop
- * what follows, votes included. A record is {@code length, CRC32C, type, payload}.
+ * whole). After each sync the store records how far the file is durable ({@link #SYNCED}); a record
+ * that is not whole before such a position was not cut off by a crash but damaged, and the store
+ * then refuses to open ({@link DataDamagedException}) rather than drop what follows, votes
+ * included. A record is {@code length, CRC32C, type, payload}.
  *
  * <p>Durability: the term and vote, the endpoint and the members are forced at once, always (a
  * member that forgot its vote could vote twice in a term). Entries and snapshot chunks are written
@@ -83,6 +84,17 @@ final class FileLogStore implements RaftStore, AutoCloseable {
   private static final byte CHUNK = 7;
   private static final byte DELETE_CHUNKS = 8;
   private static final byte BASE_DONE = 9;
+
+  /**
+   * Written after each sync, with the position the sync made durable: a record of it on disk proves
+   * that everything before that position was once whole on disk. So a record that is not whole
+   * before such a position is damage, and one after every such position may be a write a crash cut
+   * off (or, with entries not forced, pages the system had not written back yet).
+   */
+  private static final byte SYNCED = 10;
+
+  /** A {@link #SYNCED} record's length: its type and the position. */
+  private static final int SYNCED_LENGTH = 1 + 8;
 
   private final Path dir;
   private final boolean forceEntries;
@@ -364,7 +376,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
     try {
       writeOut(channel);
       if (forceEntries && dirty) {
-        channel.force(false);
+        force(); // timed, and followed by its SYNCED record
       }
       dirty = false;
     } catch (IOException | RuntimeException e) {
@@ -375,7 +387,11 @@ final class FileLogStore implements RaftStore, AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    channel.close();
+    try {
+      writeOut(channel); // the last SYNCED record, so that a reader can tell damage from a crash
+    } finally {
+      channel.close();
+    }
   }
 
   // ------------------------------------------------------------------ writing
@@ -419,6 +435,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
       writeOut(next);
       allocated = zeroAhead(next, next.position());
       next.force(true);
+      synced(next.position());
     } catch (IOException | RuntimeException e) {
       record.clear();
       next.close();
@@ -538,6 +555,24 @@ final class FileLogStore implements RaftStore, AutoCloseable {
     channel.force(false);
     syncs.record(System.nanoTime() - start);
     dirty = false;
+    synced(channel.position());
+  }
+
+  /**
+   * Queues the {@link #SYNCED} record saying {@code position} is durable; it reaches the file with
+   * the next write (no write of its own, no sync of its own).
+   */
+  private void synced(long position) {
+    recordStart = record.writerIndex();
+    record.writeInt(0);
+    record.writeInt(0);
+    record.writeByte(SYNCED);
+    record.writeLong(position);
+    int body = recordStart + 8;
+    crc.reset();
+    crc.update(record.nioBuffer(body, SYNCED_LENGTH));
+    record.setInt(recordStart, SYNCED_LENGTH);
+    record.setInt(recordStart + 4, (int) crc.getValue());
   }
 
   /** The syncs of the log to disk so far and how long they took. */
@@ -576,17 +611,19 @@ final class FileLogStore implements RaftStore, AutoCloseable {
         whole = (int) check.getValue() == sum;
       }
       if (!whole) {
-        if (wholeRecordFrom(all, start + 1, check)) {
-          // a crash cuts off the last write only; a whole record after a bad one is damage
+        long durable = durableFrom(all, start + 1, check);
+        if (durable > start) {
+          // a sync made this part of the file durable once: not a write a crash cut off, damage
           throw new DataDamagedException(
               "the MicroRaft log "
                   + path
                   + " is damaged: the record at byte "
                   + start
-                  + " is not whole and whole records follow it. This node will not start from"
-                  + " it: its log and votes cannot be trusted. Remove the member (semafor cluster"
-                  + " remove ID), empty its data directory and add it back"
-                  + " (docs/operations.md#a-node-says-its-snapshot-is-corrupt)");
+                  + " is not whole, though a sync made the file durable up to byte "
+                  + durable
+                  + ". This node will not start from it: its log and votes cannot be trusted."
+                  + " Remove the member (semafor cluster remove ID), empty its data directory and"
+                  + " add it back (docs/operations.md#a-node-says-its-snapshot-is-corrupt)");
         }
         in.readerIndex(start);
         break;
@@ -633,16 +670,19 @@ final class FileLogStore implements RaftStore, AutoCloseable {
   }
 
   /**
-   * Whether a whole record (a good length and checksum) starts anywhere from byte {@code from} on:
-   * a tail cut off by a crash holds none, a damaged record is followed by the ones after it.
+   * The furthest position a whole {@link #SYNCED} record from byte {@code from} on says a sync made
+   * durable, or -1 if there is none.
    */
-  private static boolean wholeRecordFrom(byte[] all, int from, CRC32C check) {
-    for (int at = from; at + 9 <= all.length; at++) {
-      if (wholeRecordAt(all, at, check)) {
-        return true;
+  private static long durableFrom(byte[] all, int from, CRC32C check) {
+    long durable = -1;
+    for (int at = from; at + 8 + SYNCED_LENGTH <= all.length; at++) {
+      if (all[at + 8] == SYNCED
+          && ByteBuffer.wrap(all, at, 4).getInt() == SYNCED_LENGTH
+          && wholeRecordAt(all, at, check)) {
+        durable = Math.max(durable, ByteBuffer.wrap(all, at + 9, 8).getLong());
       }
     }
-    return false;
+    return durable;
   }
 
   /** Whether a record with a good length and checksum starts at byte {@code at} of {@code all}. */
@@ -687,7 +727,7 @@ final class FileLogStore implements RaftStore, AutoCloseable {
       case TRUNCATE_UNTIL -> state.truncateUntil(body.readLong());
       case CHUNK -> state.chunk(PeerCodec.chunk(body));
       case DELETE_CHUNKS -> state.chunks.remove(body.readLong());
-      case BASE_DONE -> {}
+      case BASE_DONE, SYNCED -> {}
       default -> throw new IllegalArgumentException("unknown record type " + type);
     }
   }

@@ -34,8 +34,13 @@ sealed interface GroupControl {
   record Welcomed(long id, MemberEndpoint sender, boolean joined, String reason)
       implements GroupControl {}
 
-  /** From a member to its leader: make this change, as the operator asked of the member. */
-  record ChangeMembers(long id, MemberEndpoint sender, Change change, String argument)
+  /**
+   * From a member to its leader: make this change, as the operator asked of the member, if it can
+   * start within {@code waitMillis} of arriving (the asker gives up after that, and a change begun
+   * later would surprise the operator who was told its outcome is unknown).
+   */
+  record ChangeMembers(
+      long id, MemberEndpoint sender, Change change, String argument, long waitMillis)
       implements GroupControl {}
 
   /** The leader's answer to {@link ChangeMembers}: the outcome, and the members or the reason. */

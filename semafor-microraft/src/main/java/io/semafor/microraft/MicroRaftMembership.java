@@ -68,8 +68,22 @@ final class MicroRaftMembership implements AutoCloseable {
   private final MemberEndpoint self;
   private final Supplier<@Nullable RaftNode> node;
   private final PeerTransport transport;
-  private final AtomicLong ids = new AtomicLong();
-  private final Map<Long, CompletableFuture<GroupControl>> awaiting = new ConcurrentHashMap<>();
+
+  /**
+   * Request ids: from a random start, so that a late answer to a process before a restart matches
+   * nothing.
+   */
+  private final AtomicLong ids = new AtomicLong(new java.security.SecureRandom().nextLong() >>> 1);
+
+  private final Map<Long, Awaited> awaiting = new ConcurrentHashMap<>();
+
+  /** A request waiting for its answer: from whom, and of which kind. */
+  private record Awaited(
+      MemberEndpoint from,
+      Class<? extends GroupControl> kind,
+      CompletableFuture<GroupControl> answer) {}
+
+  private volatile boolean closed;
   private final ExecutorService passedOn;
 
   /**
@@ -138,6 +152,20 @@ final class MicroRaftMembership implements AutoCloseable {
         if (idOf(e).equals(parsed.id())) {
           throw new IllegalArgumentException("member: " + parsed.id() + " is already a member");
         }
+      }
+      // MicroRaft's own refusals of a learner, checked before the welcome binds the node to the
+      // group for nothing
+      if (n.getInitialMembers().getMembers().contains(joining)) {
+        throw new IllegalArgumentException(
+            "member: "
+                + parsed
+                + " was one of the group's first members; MicroRaft takes it back only under"
+                + " another id or port");
+      }
+      if (committed.getMembers().size() - committed.getVotingMembers().size()
+          >= RaftGroupMembers.MAX_LEARNER_COUNT) {
+        throw new IllegalStateException(
+            "members are being added already (learners catching up); try again when they vote");
       }
       welcome(n, joining);
       learner =
@@ -232,21 +260,36 @@ final class MicroRaftMembership implements AutoCloseable {
   /** A control message from another member; on the node's loop. */
   void received(GroupControl message) {
     if (message instanceof GroupControl.ChangeMembers change) {
+      long arrived = System.nanoTime();
       try {
-        passedOn.execute(() -> answer(change));
+        passedOn.execute(() -> answer(change, arrived));
       } catch (RejectedExecutionException e) {
         // closing: the asking member gives up at its deadline
       }
     } else {
-      CompletableFuture<GroupControl> waiting = awaiting.remove(message.id());
-      if (waiting != null) {
-        waiting.complete(message);
+      Awaited waiting = awaiting.get(message.id());
+      if (waiting != null
+          && waiting.from().equals(message.sender())
+          && waiting.kind().isInstance(message)
+          && awaiting.remove(message.id(), waiting)) {
+        waiting.answer().complete(message);
       }
     }
   }
 
   /** Makes a change another member passed on, and answers it. */
-  private void answer(GroupControl.ChangeMembers change) {
+  private void answer(GroupControl.ChangeMembers change, long arrived) {
+    if (System.nanoTime() - arrived > TimeUnit.MILLISECONDS.toNanos(change.waitMillis())) {
+      // queued behind other changes past what the asker waits: it has said "unknown" already
+      log.warn(
+          "{} drops a {} of {} from {}: it waited past the {} ms its asker waits",
+          self.id(),
+          change.change(),
+          change.argument(),
+          change.sender().id(),
+          change.waitMillis());
+      return;
+    }
     GroupControl.Outcome outcome;
     String text;
     try {
@@ -294,7 +337,12 @@ final class MicroRaftMembership implements AutoCloseable {
     GroupControl answer =
         ask(
             (MemberEndpoint) leader,
-            new GroupControl.ChangeMembers(id, self, change, argument),
+            new GroupControl.ChangeMembers(
+                id,
+                self,
+                change,
+                argument,
+                TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadline - System.nanoTime()))),
             deadline);
     if (answer == null) {
       throw new MembershipChangeUnknownException(
@@ -336,7 +384,10 @@ final class MicroRaftMembership implements AutoCloseable {
   private @Nullable GroupControl ask(MemberEndpoint to, GroupControl request, long deadline) {
     boolean again = request instanceof GroupControl.Welcome;
     CompletableFuture<GroupControl> answer = new CompletableFuture<>();
-    awaiting.put(request.id(), answer);
+    awaiting.put(
+        request.id(),
+        new Awaited(
+            to, again ? GroupControl.Welcomed.class : GroupControl.MembersChanged.class, answer));
     try {
       transport.send(to, request);
       while (true) {
@@ -356,6 +407,11 @@ final class MicroRaftMembership implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MembershipChangeUnknownException("interrupted while the change was being made");
+    } catch (java.util.concurrent.CancellationException e) {
+      throw new MembershipChangeUnknownException(
+          self.id()
+              + " is closing; the change may still be made: see the members before asking"
+              + " again");
     } catch (ExecutionException e) {
       throw new IllegalStateException(String.valueOf(e.getCause()), e.getCause());
     } finally {
@@ -476,7 +532,7 @@ final class MicroRaftMembership implements AutoCloseable {
   }
 
   /** Whether this member's committed members show {@code made}, now or within {@link #SETTLES}. */
-  private static boolean settles(RaftNode n, java.util.function.Predicate<RaftGroupMembers> made) {
+  private boolean settles(RaftNode n, java.util.function.Predicate<RaftGroupMembers> made) {
     long deadline = System.nanoTime() + SETTLES.toNanos();
     while (!made.test(n.getCommittedMembers())) {
       if (System.nanoTime() > deadline) {
@@ -528,7 +584,7 @@ final class MicroRaftMembership implements AutoCloseable {
     return false;
   }
 
-  private static @Nullable Long matchIndexOf(RaftNode n, RaftEndpoint follower) {
+  private @Nullable Long matchIndexOf(RaftNode n, RaftEndpoint follower) {
     try {
       RaftNodeReport report = n.getReport().get(5, TimeUnit.SECONDS).getResult();
       if (report.getRole() != RaftRole.LEADER) {
@@ -581,7 +637,13 @@ final class MicroRaftMembership implements AutoCloseable {
     return out;
   }
 
-  private static void pause() {
+  private void pause() {
+    if (closed) {
+      throw new MembershipChangeUnknownException(
+          self.id()
+              + " is closing; the change may still be made: see the members before asking"
+              + " again");
+    }
     try {
       Thread.sleep(POLL_MILLIS);
     } catch (InterruptedException e) {
@@ -590,9 +652,15 @@ final class MicroRaftMembership implements AutoCloseable {
     }
   }
 
-  /** Stops answering changes passed on; a change under way on the caller's thread goes on. */
+  /**
+   * Stops answering changes passed on, and ends the changes under way on callers' threads with
+   * {@link MembershipChangeUnknownException} at their next look (a step already asked of MicroRaft
+   * may still be made).
+   */
   @Override
   public void close() {
+    closed = true;
     passedOn.shutdownNow();
+    awaiting.values().forEach(a -> a.answer().cancel(false));
   }
 }

@@ -81,6 +81,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   /** A started Raft member, its sender on the leader, and the watch on its failure detection. */
   private record Running(RaftNode node, EntryBatcher batcher, SilentLeaderWatch silentLeader) {}
 
+  /**
+   * Whether this member started with {@code join} and no log, and has not been welcomed yet: only
+   * then does a welcome build its node. Guarded by {@code this}.
+   */
+  private boolean waitsToJoin;
+
   /** The leader as MicroRaft last reported it, for redirecting clients; null if none. */
   private volatile @Nullable MemberEndpoint leaderEndpoint;
 
@@ -124,6 +130,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
             .setCommitCountToTakeSnapshot(config.snapshotEvery())
             .setRaftNodeReportPublishPeriodSecs(1)
             .build();
+    this.waitsToJoin = config.join() && store.restored().isEmpty();
     this.membership = new MicroRaftMembership(self, this::nodeOrNull, transport);
     transport.deliverTo(
         message -> {
@@ -167,9 +174,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       throw e;
     }
     var restored = store.restored();
-    if (restored.isEmpty() && config.join()) {
-      log.info("{} waits to be added to a cluster (--join)", config.nodeId());
-      return replicator;
+    synchronized (replicator) {
+      if (replicator.waitsToJoin) {
+        log.info("{} waits to be added to a cluster (--join)", config.nodeId());
+        return replicator;
+      }
     }
     RaftNodeBuilder builder = replicator.builder();
     if (restored.isPresent()) {
@@ -180,7 +189,10 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       config.members().forEach(m -> endpoints.add(MemberEndpoint.of(m)));
       builder.setLocalEndpoint(replicator.self).setInitialGroupMembers(endpoints);
     }
-    Running r = replicator.run(builder);
+    Running r;
+    synchronized (replicator) {
+      r = replicator.run(builder);
+    }
     try {
       r.node().start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       r.silentLeader().start();
@@ -240,27 +252,29 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       membership.received(message);
       return;
     }
-    Running r = running;
-    if (r != null) {
-      Set<RaftEndpoint> first = new HashSet<>(r.node().getInitialMembers().getMembers());
-      boolean same = first.equals(new HashSet<RaftEndpoint>(welcome.initialMembers()));
-      answer(
-          welcome,
-          same
-              ? null
-              : "it already runs in a group whose first members are "
-                  + idsOf(r.node().getInitialMembers().getMembers()));
-      return;
-    }
+    Running r;
     synchronized (this) {
       if (closed) {
         return;
       }
-      r =
-          run(
-              builder()
-                  .setLocalEndpoint(self)
-                  .setInitialGroupMembers(new ArrayList<RaftEndpoint>(welcome.initialMembers())));
+      r = running;
+      if (r == null && !waitsToJoin) {
+        // a member starting from its log or its --peers builds its own node (start()): it never
+        // takes one from a welcome, or two nodes would share one log and one vote
+        answer(welcome, "it is starting from its own log or --peers, not waiting to join");
+        return;
+      }
+      if (r == null) {
+        r =
+            run(
+                builder()
+                    .setLocalEndpoint(self)
+                    .setInitialGroupMembers(new ArrayList<RaftEndpoint>(welcome.initialMembers())));
+        waitsToJoin = false;
+      } else {
+        answer(welcome, refusalOf(r, welcome));
+        return;
+      }
     }
     Running started = r;
     log.info(
@@ -278,6 +292,23 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
               }
               answer(welcome, failure == null ? null : "its member did not start: " + failure);
             });
+  }
+
+  /**
+   * Why a member already running cannot take {@code welcome} (null: it runs in that group, an
+   * answer to a welcome sent again).
+   */
+  private static @Nullable String refusalOf(Running r, GroupControl.Welcome welcome) {
+    if (r.node().getStatus() == RaftNodeStatus.TERMINATED) {
+      return "it was removed from its group or stopped; empty its data directory and start it"
+          + " with --join to add it again";
+    }
+    Set<RaftEndpoint> first = new HashSet<>(r.node().getInitialMembers().getMembers());
+    if (first.equals(new HashSet<RaftEndpoint>(welcome.initialMembers()))) {
+      return null;
+    }
+    return "it already runs in a group whose first members are "
+        + idsOf(r.node().getInitialMembers().getMembers());
   }
 
   private void answer(GroupControl.Welcome welcome, @Nullable String refusal) {
@@ -506,7 +537,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("tuning", config.tuning());
     if (r != null && run != null) {
       out.put("term", r.getTerm().getTerm());
-      out.put("commitIndex", r.getLog().getCommitIndex());
+      out.put("commitIndex", commitIndex()); // never below what this member applied
     }
     out.put("appliedIndex", machine.appliedIndex()); // after the term, as Ratis's status has it
     if (r != null && run != null) {

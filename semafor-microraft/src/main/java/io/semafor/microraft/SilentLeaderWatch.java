@@ -2,8 +2,10 @@ package io.semafor.microraft;
 
 import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
+import io.microraft.RaftNodeStatus;
 import io.microraft.RaftRole;
 import io.microraft.impl.RaftNodeImpl;
+import io.microraft.impl.state.RaftState;
 import io.microraft.report.RaftNodeReport;
 import java.time.Clock;
 import java.util.Optional;
@@ -28,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * been silent for the heartbeat timeout plus two periods (MicroRaft, which checks every period,
  * would have acted by then), it does on the node's thread what MicroRaft's heartbeat task does for
  * a timed-out leader: forgets the leader and runs a pre-vote ({@code RaftNodeImpl.leader(null)},
- * {@code runPreVote()}, public methods of MicroRaft's node, pinned at 0.7 and covered by
- * MicroRaftReplicatorTest). A pre-vote changes no term and wins only if a majority has also lost
- * its leader and finds this member's log up to date, so a member that is wrong to stand (one
- * removed from the group without knowing it, say) disturbs no one.
+ * {@code runPreVote()}; or {@code toSingletonLeader()} if this member is the last voter, as
+ * MicroRaft does), public methods of MicroRaft's node, pinned at 0.7 and covered by
+ * MicroRaftReplicatorTest. A pre-vote changes no term and wins only if a majority has also lost its
+ * leader and finds this member's log up to date, so a member that is wrong to stand (one removed
+ * from the group without knowing it, say) disturbs no one.
  *
  * <p>Runs on the node's loop only.
  */
@@ -94,6 +97,9 @@ final class SilentLeaderWatch {
     if (stopped) {
       return;
     }
+    if (node.getStatus() == RaftNodeStatus.TERMINATED) {
+      return; // removed or stopped: nothing to watch any more
+    }
     node.getReport()
         .thenAccept(ordered -> electIfMissed(ordered.getResult()))
         .whenComplete((done, e) -> loop.schedule(this::check, 1, TimeUnit.SECONDS));
@@ -116,8 +122,14 @@ final class SilentLeaderWatch {
         report.getEndpoint().getId(),
         leader.getId());
     elections.incrementAndGet();
+    // as MicroRaft's HeartbeatTask.resetLeaderAndTryTriggerPreVote(true) does
     RaftNodeImpl impl = (RaftNodeImpl) node;
     impl.leader(null);
-    impl.runPreVote();
+    RaftState state = impl.state();
+    if (state.leaderElectionQuorumSize() > 1) {
+      impl.runPreVote();
+    } else if (state.effectiveGroupMembers().getVotingMembers().contains(impl.getLocalEndpoint())) {
+      impl.toSingletonLeader(); // the last voting member left: the leader died while leaving
+    }
   }
 }

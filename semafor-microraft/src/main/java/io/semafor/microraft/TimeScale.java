@@ -106,10 +106,11 @@ public final class TimeScale {
     @Override
     public long millis() {
       long elapsed = nanoTime.getAsLong() - origin;
-      long raftNanos =
-          elapsed / periodNanos * NANOS_PER_SECOND
-              + elapsed % periodNanos * NANOS_PER_SECOND / periodNanos;
-      return CLOCK_START_MILLIS + TimeUnit.NANOSECONDS.toMillis(raftNanos);
+      // in MicroRaft's milliseconds directly: through its nanoseconds would overflow after 107
+      // days at a 1 ms period
+      return CLOCK_START_MILLIS
+          + elapsed / periodNanos * 1_000
+          + elapsed % periodNanos * 1_000 / periodNanos;
     }
 
     @Override

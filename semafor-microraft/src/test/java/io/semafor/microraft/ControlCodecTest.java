@@ -111,7 +111,12 @@ class ControlCodecTest {
         Combinators.combine(id, member, member.list().ofMaxSize(7)).as(GroupControl.Welcome::new),
         Combinators.combine(id, member, Arbitraries.of(true, false), text)
             .as(GroupControl.Welcomed::new),
-        Combinators.combine(id, member, Arbitraries.of(GroupControl.Change.class), text)
+        Combinators.combine(
+                id,
+                member,
+                Arbitraries.of(GroupControl.Change.class),
+                text,
+                Arbitraries.longs().between(0, 120_000))
             .as(GroupControl.ChangeMembers::new),
         Combinators.combine(id, member, Arbitraries.of(GroupControl.Outcome.class), text)
             .as(GroupControl.MembersChanged::new));
