@@ -12,6 +12,7 @@
 # SERVER_ARGS (environment): more `semafor server` options for every node, e.g.
 #   SERVER_ARGS="--raft-property raft.server.log.appender.wait-time.min=1ms" (Ratis's default)
 # CLIENTS (environment): the client counts, default "1 64".
+# SEMAFOR_JAR (environment): the jar the nodes run, default semafor-cli/target/semafor.jar (for A/B).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 durability="${1:-replicated}"
@@ -24,7 +25,7 @@ peers=n1=127.0.0.1:7600:7700,n2=127.0.0.1:7610:7710,n3=127.0.0.1:7620:7720
 ./semafor --version >/dev/null # builds the jar on first use
 for i in 1 2 3; do
   # exec: the PID is the server JVM's own, whose /proc/PID/task lists its threads
-  bash -c 'exec "$@"' _ java -jar semafor-cli/target/semafor.jar server --node-id "n$i" \
+  bash -c 'exec "$@"' _ java -jar "${SEMAFOR_JAR:-semafor-cli/target/semafor.jar}" server --node-id "n$i" \
     --peers "$peers" --data-dir "$data/n$i" --admin-port "78${i}0" --durability "$durability" \
     ${SERVER_ARGS:-} >"$data/n$i.log" 2>&1 &
   pids+=("$!")
