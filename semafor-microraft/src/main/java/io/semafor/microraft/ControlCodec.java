@@ -69,19 +69,7 @@ final class ControlCodec {
    * @throws MalformedPeerMessageException if it does not
    */
   static GroupControl read(ByteBuf in) {
-    try {
-      GroupControl message = readMessage(in);
-      if (in.isReadable()) {
-        throw new MalformedPeerMessageException(
-            in.readableBytes() + " bytes after a whole message");
-      }
-      return message;
-    } catch (IndexOutOfBoundsException e) {
-      throw new MalformedPeerMessageException(
-          "truncated: the frame ends at byte " + in.writerIndex() + " inside a field");
-    } catch (IllegalArgumentException e) {
-      throw new MalformedPeerMessageException(String.valueOf(e.getMessage()));
-    }
+    return PeerCodec.whole(in, ControlCodec::readMessage);
   }
 
   private static GroupControl readMessage(ByteBuf in) {

@@ -63,17 +63,7 @@ public final class MicroRaftSeed {
     if (self == null) {
       throw new IllegalArgumentException("--node-id: " + nodeId + " is not one of --peers");
     }
-    if (Files.exists(dataDir)) {
-      if (!Files.isDirectory(dataDir)) {
-        throw new FileAlreadyExistsException(dataDir + " exists and is not a directory");
-      }
-      try (Stream<Path> entries = Files.list(dataDir)) {
-        if (entries.findAny().isPresent()) {
-          throw new FileAlreadyExistsException(
-              dataDir + " is not empty: restore seeds a new node only");
-        }
-      }
-    }
+    SnapshotFile.requireNewDataDir(dataDir);
     SnapshotFile.Header header = loaded.header();
     long index = header.singleNode() ? 1 : Math.max(1, header.index());
     int term = header.singleNode() ? 1 : (int) Math.max(1, header.term());

@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -146,8 +147,19 @@ public final class PeerCodec {
    * @throws MalformedPeerMessageException if it does not
    */
   public RaftMessage read(ByteBuf in) {
+    return whole(in, PeerCodec::readMessage);
+  }
+
+  /**
+   * What {@code reader} reads from {@code in}, which must hold exactly one message: shared with
+   * {@link ControlCodec}, whose frames travel the same connections.
+   *
+   * @throws MalformedPeerMessageException if the frame is cut short, holds bytes past the message,
+   *     or a field is out of range
+   */
+  static <T> T whole(ByteBuf in, Function<ByteBuf, T> reader) {
     try {
-      RaftMessage message = readMessage(in);
+      T message = reader.apply(in);
       if (in.isReadable()) {
         throw new MalformedPeerMessageException(
             in.readableBytes() + " bytes after a whole message");

@@ -50,17 +50,7 @@ public final class RaftRestore {
    * @throws IOException if it cannot be written
    */
   public static Seeded seed(Path dataDir, SnapshotFile.Loaded loaded) throws IOException {
-    if (Files.exists(dataDir)) {
-      if (!Files.isDirectory(dataDir)) {
-        throw new FileAlreadyExistsException(dataDir + " exists and is not a directory");
-      }
-      try (Stream<Path> entries = Files.list(dataDir)) {
-        if (entries.findAny().isPresent()) {
-          throw new FileAlreadyExistsException(
-              dataDir + " is not empty: restore seeds a new node only");
-        }
-      }
-    }
+    SnapshotFile.requireNewDataDir(dataDir);
     SnapshotFile.Header header = loaded.header();
     long term = header.singleNode() ? 0 : header.term();
     long index = header.singleNode() ? 0 : header.index();

@@ -11,10 +11,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
@@ -255,6 +257,29 @@ public final class SnapshotFile {
 
   private static boolean startsWithMagic(byte[] bytes) {
     return Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
+  }
+
+  /**
+   * Checks that {@code dataDir} can be seeded from a snapshot: it does not exist yet, or is an
+   * empty directory. A restore writes a new node's first state and never overwrites a node's own.
+   * Any replicator's restore calls it before writing.
+   *
+   * @throws FileAlreadyExistsException if {@code dataDir} exists and is not an empty directory
+   * @throws IOException if it cannot be listed
+   */
+  public static void requireNewDataDir(Path dataDir) throws IOException {
+    if (!Files.exists(dataDir)) {
+      return;
+    }
+    if (!Files.isDirectory(dataDir)) {
+      throw new FileAlreadyExistsException(dataDir + " exists and is not a directory");
+    }
+    try (Stream<Path> entries = Files.list(dataDir)) {
+      if (entries.findAny().isPresent()) {
+        throw new FileAlreadyExistsException(
+            dataDir + " is not empty: restore seeds a new node only");
+      }
+    }
   }
 
   /**
