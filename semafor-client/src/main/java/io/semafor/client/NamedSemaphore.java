@@ -477,16 +477,20 @@ public final class NamedSemaphore {
    *
    * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
    *     lease granted before the withdrawal arrived is released, so nothing is left queued or held
+   * <p>A lease granted but not handed over — its delivery could not be confirmed, or the client
+   * was closed first — is released, never left to its TTL (docs/semantics.md#cancelled-waits).
+   *
    * @throws SemaforException NOT_FOUND, INVALID_ARGUMENT (a TTL out of range), DELETED if the
    *     semaphore was deleted while it waited; SESSION_EXPIRED or UNAVAILABLE if the delivery could
-   *     not be confirmed (the message names the permit id: the lease may live on, see {@link
-   *     SemaforClient#lease(long)})
+   *     not be confirmed (the message names the permit id and says whether it was released: only
+   *     if releasing failed too may it live on, see {@link SemaforClient#lease(long)}); UNAVAILABLE
+   *     if the client was closed while it waited
    */
   public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
       throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
-    Response r =
-        rpc.callWaiting(
+    try (Rpc.Held held =
+        rpc.callHeld(
             leaseRequest(amount, leaseTtl, timeoutNanos),
             timeoutNanos,
             granted -> {
@@ -494,22 +498,34 @@ public final class NamedSemaphore {
               if (undone != null) {
                 undone.release();
               }
-            });
-    Lease lease = lease(r.getLeaseGranted());
-    if (lease != null) {
-      try {
-        rpc.awaitAcknowledged();
-      } catch (InterruptedException e) {
-        lease.release(); // as if the interrupt had come a moment earlier
-        throw e;
-      } catch (SemaforException e) {
-        throw new SemaforException(
-            e.code(),
-            "lease " + lease.permitId() + " granted, its delivery not confirmed: " + e.getMessage(),
-            e);
+            })) {
+      Lease lease = lease(held.answer().getLeaseGranted());
+      if (lease != null) {
+        try {
+          rpc.awaitAcknowledged();
+        } catch (InterruptedException e) {
+          held.giveBack(); // as if the interrupt had come a moment earlier
+          throw e;
+        } catch (SemaforException e) {
+          // the caller is told it has no lease, so the lease is released (from whichever session
+          // is up; releasing one that went back with the session is a no-op)
+          boolean released = held.giveBack();
+          throw new SemaforException(
+              e.code(),
+              "lease "
+                  + lease.permitId()
+                  + " granted, its delivery not confirmed ("
+                  + e.getMessage()
+                  + "): "
+                  + (released
+                      ? "it was released"
+                      : "releasing it failed too: it ends at its TTL unless released"),
+              e);
+        }
       }
+      held.take();
+      return lease;
     }
-    return lease;
   }
 
   /**

@@ -324,16 +324,21 @@ public final class SemaforClient implements AutoCloseable {
   }
 
   /**
-   * Ends the session, so everything it owns goes back now, and closes the connection. The close
-   * carries the acknowledgement of every answer read before it, so what they granted (consumed
-   * permits, leases) stays delivered. Blocks for one round trip (at most the answer timeout).
-   * Idempotent; requests still waiting fail.
+   * Ends the session, so everything it owns goes back now, and closes the connection. Closing
+   * acknowledges only what a caller received (docs/semantics.md#cancelled-waits): a grant a waiting
+   * call read but has not handed to its caller (a lease or a WaitMany report whose delivery it was
+   * confirming) is given back first, and one not read yet is left unacknowledged, so it goes back
+   * with the session; those calls fail with UNAVAILABLE. Everything else read before the close is
+   * acknowledged by it, so what it granted (consumed permits, leases) stays delivered. Blocks for
+   * one round trip (at most the answer timeout), and one more per grant given back. Idempotent;
+   * requests still waiting fail.
    */
   @Override
   public void close() {
     if (link.isClosed()) {
       return;
     }
+    rpc.giveBackWaiting();
     try {
       rpc.call(Request.newBuilder().setCloseSession(CloseSession.getDefaultInstance()));
     } catch (SemaforException ignored) {

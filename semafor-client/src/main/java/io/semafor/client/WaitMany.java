@@ -120,18 +120,38 @@ public final class WaitMany implements AutoCloseable {
   public int await(Duration timeout) throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
     long epoch = rpc.sessionEpoch(); // a report read after this session ended confirms nothing
-    Response r = rpc.callWaiting(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack);
-    if (granted(r)) {
-      try {
-        rpc.awaitAcknowledged(epoch);
-      } catch (InterruptedException e) {
-        giveBackOnceConfirmed(r, epoch);
-        throw e;
-      } catch (SemaforException e) {
-        throw unconfirmed(r, e);
+    try (Rpc.Held held = rpc.callHeld(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack)) {
+      Response r = held.answer();
+      if (granted(r)) {
+        try {
+          rpc.awaitAcknowledged(epoch);
+        } catch (InterruptedException e) {
+          if (held.tryTake()) {
+            giveBackOnceConfirmed(r, epoch);
+          } // else the client was closed meanwhile, and the closing gave the grants back
+          throw e;
+        } catch (SemaforException e) {
+          if (!held.tryTake()) {
+            throw closed(r);
+          }
+          throw unconfirmed(r, e);
+        }
       }
+      if (!held.tryTake()) {
+        throw closed(r);
+      }
+      return deliver(r);
     }
-    return deliver(r);
+  }
+
+  /** The client was closed before the report was handed over: the closing gave the grants back. */
+  private SemaforException closed(Response r) {
+    for (Report report : r.getWaitManyReported().getReportsList()) {
+      callbacks.remove(report.getName().toString(StandardCharsets.UTF_8));
+    }
+    return new SemaforException(
+        ErrorCode.UNAVAILABLE,
+        "the client was closed while this await waited; its grants were given back");
   }
 
   /**

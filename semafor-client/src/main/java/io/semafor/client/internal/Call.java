@@ -15,13 +15,18 @@ public final class Call {
   final boolean async;
   final long sentAt;
   final CompletableFuture<Object> answer = new CompletableFuture<>();
+
+  /** Who owns the answer of a waiting call ({@link Claim}); null for any other call. */
+  final @Nullable Claim claim;
+
   volatile @Nullable Thread waiter;
 
-  Call(long id, byte[] frame, boolean read, boolean async) {
+  Call(long id, byte[] frame, boolean read, boolean async, @Nullable Claim claim) {
     this.id = id;
     this.frame = frame;
     this.read = read;
     this.async = async;
+    this.claim = claim;
     this.sentAt = System.nanoTime();
   }
 

@@ -50,7 +50,7 @@ final class Dialer<H extends Dialer.Handshake> {
     /**
      * Opens or resumes a session at {@code address}; bounds itself by its connect timeout.
      *
-     * @throws Link.NotLeader if the member does not lead (it may name the leader)
+     * @throws NotLeader if the member does not lead (it may name the leader)
      * @throws IOException if the address cannot be reached or did not answer in time
      * @throws SemaforException if the server refused (bad credentials, too many sessions)
      */
@@ -82,18 +82,18 @@ final class Dialer<H extends Dialer.Handshake> {
   private final Executor executor;
   private final long staggerNanos;
   private final Attempt<H> attempt;
-  private final Function<Link.NotLeader, @Nullable InetSocketAddress> leaderOf;
+  private final Function<NotLeader, @Nullable InetSocketAddress> leaderOf;
 
   /**
    * @param executor runs the attempts; one thread per attempt running, so unbounded but short-lived
    * @param staggerNanos how long an attempt has to answer before the next address starts too
-   * @param leaderOf the address a {@link Link.NotLeader} names as the leader, if any
+   * @param leaderOf the address a {@link NotLeader} names as the leader, if any
    */
   Dialer(
       Executor executor,
       long staggerNanos,
       Attempt<H> attempt,
-      Function<Link.NotLeader, @Nullable InetSocketAddress> leaderOf) {
+      Function<NotLeader, @Nullable InetSocketAddress> leaderOf) {
     this.executor = executor;
     this.staggerNanos = staggerNanos;
     this.attempt = attempt;
@@ -142,7 +142,7 @@ final class Dialer<H extends Dialer.Handshake> {
         }
         Exception failure = Objects.requireNonNull(r.failure(), "a result without a handshake");
         last = failure;
-        if (failure instanceof Link.NotLeader notLeader) {
+        if (failure instanceof NotLeader notLeader) {
           anyAnswered = true;
           InetSocketAddress leader = leaderOf.apply(notLeader);
           if (leader != null && seen.add(key(leader))) {

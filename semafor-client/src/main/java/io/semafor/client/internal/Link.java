@@ -7,7 +7,6 @@ import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
 import io.semafor.protocol.v1.Hello;
-import io.semafor.protocol.v1.KeepAlive;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.ServerFrame;
@@ -30,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,29 +158,8 @@ public final class Link implements AutoCloseable {
   /** The id of an answer read, and when it was read (for the AckTimer). */
   private record Ack(long id, long readAt) {}
 
-  /** A keep-alive's acknowledgements, and who waits for its pong. */
-  private record KeptAlive(long id, List<Long> acks, List<CompletableFuture<Void>> waiters) {
-    /** The frame that sends it (again, on a resume): waiters ask for a pong once all is applied. */
-    byte[] frame() {
-      return Frames.encode(
-          ClientFrame.newBuilder()
-              .setKeepAlive(
-                  KeepAlive.newBuilder().setId(id).addAllAcks(acks).setSync(!waiters.isEmpty()))
-              .build());
-    }
-
-    void confirmed() {
-      for (CompletableFuture<Void> w : waiters) {
-        w.complete(null);
-      }
-    }
-
-    void failed(SemaforException e) {
-      for (CompletableFuture<Void> w : waiters) {
-        w.completeExceptionally(e);
-      }
-    }
-  }
+  /** {@link #acknowledge}, made once: a claimed answer is acknowledged inside its claim's lock. */
+  private final LongConsumer acknowledge = this::acknowledge;
 
   /** {@link #oldestAckReadAt} when no acknowledgement waits. */
   static final long NO_ACK = Long.MIN_VALUE;
@@ -315,7 +294,7 @@ public final class Link implements AutoCloseable {
             dialing,
             DIAL_STAGGER,
             address -> handshake(address, resume, resumeHello, newHello),
-            Link::leaderNamedBy);
+            NotLeader::leaderAddress);
     return dialer.race(order);
   }
 
@@ -346,19 +325,6 @@ public final class Link implements AutoCloseable {
     }
   }
 
-  /** A cluster member that does not lead said so, and maybe where the leader is. */
-  static final class NotLeader extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    /** The leader's {@code host:port} as the member named it, or empty. */
-    final String leader;
-
-    NotLeader(String message, String leader) {
-      super(message);
-      this.leader = leader;
-    }
-  }
-
   /** When a frame last came from a server ({@link System#nanoTime()}). */
   public long lastFrameNanos() {
     return lastFrame;
@@ -381,6 +347,14 @@ public final class Link implements AutoCloseable {
 
   /** Sends a request under the next id; its answer completes the returned call. */
   public Call request(Request.Builder request, boolean async) {
+    return request(request, async, null);
+  }
+
+  /**
+   * {@link #request(Request.Builder, boolean)} for a waiting call whose answer {@code claim} gives
+   * to its caller or to the client closing (then it may be left unacknowledged: {@link Claim}).
+   */
+  Call request(Request.Builder request, boolean async, @Nullable Claim claim) {
     Call call;
     synchronized (writeLock) {
       long id = ++nextRequestId;
@@ -389,13 +363,14 @@ public final class Link implements AutoCloseable {
         request.addAcks(ack.id());
       }
       byte[] frame = Frames.encode(ClientFrame.newBuilder().setRequest(request).build());
-      call = new Call(id, frame, false, async);
+      call = new Call(id, frame, false, async, claim);
       if (async) {
         asyncPending.incrementAndGet();
       }
       requests.put(id, call);
       writeLocked(frame);
     }
+    failIfClosed();
     if (async) {
       LockSupport.unpark(readerThread);
     }
@@ -406,7 +381,7 @@ public final class Link implements AutoCloseable {
   public Call read(Read.Builder read, boolean async) {
     long id = nextReadId.incrementAndGet();
     byte[] frame = Frames.encode(ClientFrame.newBuilder().setRead(read.setId(id)).build());
-    Call call = new Call(id, frame, true, async);
+    Call call = new Call(id, frame, true, async, null);
     if (async) {
       asyncPending.incrementAndGet();
     }
@@ -414,6 +389,7 @@ public final class Link implements AutoCloseable {
     synchronized (writeLock) {
       writeLocked(frame);
     }
+    failIfClosed();
     if (async) {
       LockSupport.unpark(readerThread);
     }
@@ -458,6 +434,14 @@ public final class Link implements AutoCloseable {
   /** The count of sessions lost so far; see {@link #acknowledged(long)}. Never blocks. */
   public long sessionEpoch() {
     return sessionEpoch;
+  }
+
+  /** Queues the acknowledgement of the answer with this id, read just now. */
+  private void acknowledge(long id) {
+    long readAt = lastFrame;
+    acks.add(new Ack(id, readAt));
+    lastAckReadAt = readAt;
+    watchAcks();
   }
 
   /** Registers with the AckTimer unless already registered: a volatile read on the hot path. */
@@ -616,11 +600,12 @@ public final class Link implements AutoCloseable {
     switch (frame.getBodyCase()) {
       case RESPONSE -> {
         long id = frame.getResponse().getId();
-        long readAt = lastFrame;
-        acks.add(new Ack(id, readAt));
-        lastAckReadAt = readAt;
-        watchAcks();
         Call call = requests.remove(id);
+        if (call == null || call.claim == null) {
+          acknowledge(id);
+        } else {
+          call.claim.answered(frame.getResponse(), id, acknowledge);
+        }
         if (call != null) {
           finish(call, frame.getResponse());
         }
@@ -636,7 +621,7 @@ public final class Link implements AutoCloseable {
         Failure f = frame.getFatal().getFailure();
         if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
           log.info("{} no longer leads; following the leader ({})", w.address(), f.getLeader());
-          preferred = leaderNamedBy(new NotLeader(f.getMessage(), f.getLeader()));
+          preferred = new NotLeader(f.getMessage(), f.getLeader()).leaderAddress();
         } else if (f.getCode() == io.semafor.protocol.v1.ErrorCode.SESSION_EXPIRED) {
           log.warn("server {}: {}", w.address(), f.getMessage());
           if (wire == w) {
@@ -706,23 +691,6 @@ public final class Link implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ connection lifecycle
-
-  /** The leader a member named ({@code host:port}), if it parses. */
-  private static @Nullable InetSocketAddress leaderNamedBy(NotLeader e) {
-    String hint = e.leader;
-    int colon = hint.lastIndexOf(':');
-    if (colon <= 0) {
-      return null;
-    }
-    try {
-      // unresolved: a name is looked up by the attempt that connects to it, not here (this runs on
-      // the reader thread too)
-      return InetSocketAddress.createUnresolved(
-          hint.substring(0, colon), Integer.parseInt(hint.substring(colon + 1)));
-    } catch (IllegalArgumentException ignored) {
-      return null; // a hint we cannot use: the addresses are tried in turn instead
-    }
-  }
 
   private String addressText() {
     Wire w = wire;
@@ -892,6 +860,13 @@ public final class Link implements AutoCloseable {
   private void failAckWaiters(SemaforException e) {
     for (var w = ackWaiters.poll(); w != null; w = ackWaiters.poll()) {
       w.completeExceptionally(e);
+    }
+  }
+
+  /** A call made as or after the link closed fails now, not at its answer timeout. */
+  private void failIfClosed() {
+    if (closed) {
+      failAll(new SemaforException(ErrorCode.UNAVAILABLE, "the client is closed"));
     }
   }
 

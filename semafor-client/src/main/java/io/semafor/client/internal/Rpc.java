@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 public final class Rpc {
   private final Link link;
   private final long answerTimeoutNanos;
+  private final Claims claims = new Claims();
 
   public Rpc(Link link, Duration answerTimeout) {
     this.link = link;
@@ -59,27 +60,116 @@ public final class Rpc {
   }
 
   /**
-   * A request that may wait on the server up to {@code timeoutNanos} (-1: forever). If the thread
-   * is interrupted, the request is cancelled and its answer awaited (uninterruptibly, up to the
-   * answer timeout): if it was granted before the cancel arrived, {@code undo} gets the answer and
-   * gives the grant back; then InterruptedException is thrown, with the interrupt status clear, and
-   * nothing of the request is left queued on the server.
+   * A request that may wait on the server up to {@code timeoutNanos} (-1: forever), whose answer is
+   * handed to the caller (docs/semantics.md#cancelled-waits). If the thread is interrupted, the
+   * request is cancelled and its answer awaited (uninterruptibly, up to the answer timeout): if it
+   * was granted before the cancel arrived, {@code undo} gets the answer and gives the grant back;
+   * then InterruptedException is thrown, with the interrupt status clear, and nothing of the
+   * request is left queued on the server. If the client is closed meanwhile, the closing gives the
+   * grant back instead ({@link #giveBackWaiting}).
+   *
+   * @throws SemaforException the server's refusal; UNAVAILABLE if the client was closed before the
+   *     answer was handed over (a grant went back)
    */
   public Response callWaiting(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
-    Call call = link.request(request, false);
-    long deadline =
-        timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos + answerTimeoutNanos;
-    try {
-      return check((Response) link.await(call, deadline));
-    } catch (InterruptedException e) {
-      cancel(call, undo);
-      Thread.interrupted(); // an interrupt during the cancel is the one being thrown
-      throw e;
+    try (Held held = callHeld(request, timeoutNanos, undo)) {
+      return held.take();
     }
   }
 
-  private void cancel(Call call, Consumer<Response> undo) {
+  /**
+   * {@link #callWaiting}, for a caller with more to do before the grant is its own (confirm its
+   * delivery): the answer is held, not yet handed over, until {@link Held#take}. Close the result.
+   */
+  public Held callHeld(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
+      throws InterruptedException {
+    Claim claim = claims.open(undo);
+    boolean held = false;
+    try {
+      Call call = link.request(request, false, claim);
+      long deadline =
+          timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos + answerTimeoutNanos;
+      Response answer;
+      try {
+        answer = check((Response) link.await(call, deadline));
+      } catch (InterruptedException e) {
+        cancel(call, claim);
+        Thread.interrupted(); // an interrupt during the cancel is the one being thrown
+        throw e;
+      }
+      held = true;
+      return new Held(answer, claim);
+    } finally {
+      if (!held) {
+        claims.done(claim);
+      }
+    }
+  }
+
+  /**
+   * The answer of a waiting call, granted or not, not yet its caller's: the caller {@link #take}s
+   * it once it is ready to report it, or {@link #giveBack}s it; if the client closes first, the
+   * closing gives it back. Close it when done.
+   */
+  public final class Held implements AutoCloseable {
+    private final Response answer;
+    private final Claim claim;
+
+    private Held(Response answer, Claim claim) {
+      this.answer = answer;
+      this.claim = claim;
+    }
+
+    /** The answer (not yet the caller's). */
+    public Response answer() {
+      return answer;
+    }
+
+    /**
+     * Makes the answer the caller's, to report.
+     *
+     * @throws SemaforException UNAVAILABLE if the client was closed first: the closing gave back
+     *     what it granted
+     */
+    public Response take() {
+      if (!tryTake()) {
+        throw new SemaforException(
+            ErrorCode.UNAVAILABLE,
+            "the client was closed while this call waited; what it was granted was given back");
+      }
+      return answer;
+    }
+
+    /** Makes the answer the caller's; false if the client was closed first and gave it back. */
+    public boolean tryTake() {
+      return claim.take();
+    }
+
+    /**
+     * Gives back what the answer granted, as its caller will not report it; if the client was
+     * closed first, the closing did. Returns false if giving it back failed (the message of the
+     * failure is lost: the caller reports its own).
+     */
+    public boolean giveBack() {
+      if (!claim.take()) {
+        return true;
+      }
+      try {
+        claim.undo.accept(answer);
+        return true;
+      } catch (SemaforException e) {
+        return false;
+      }
+    }
+
+    @Override
+    public void close() {
+      claims.done(claim);
+    }
+  }
+
+  private void cancel(Call call, Claim claim) {
     try {
       call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
       long deadline = System.nanoTime() + answerTimeoutNanos;
@@ -92,11 +182,27 @@ public final class Rpc {
           // interrupted twice: still find out whether it was granted, or it would leak
         }
       }
-      if (!answer.hasFailure()) {
-        undo.accept(answer);
+      if (!answer.hasFailure() && claim.take()) {
+        claim.undo.accept(answer);
       }
     } catch (SemaforException ignored) {
-      // the session or connection is gone; what was granted goes back with it
+      // the session is gone (what was granted went back with it), or the client closed (the
+      // closing gives back what came: the claim is its)
+    }
+  }
+
+  /**
+   * The client is closing: from now on no waiting call starts, and every grant a waiting call read
+   * but its caller has not taken is given back now (an answer not read yet will not be
+   * acknowledged, so it goes back when the session ends). Call before the session is closed.
+   */
+  public void giveBackWaiting() {
+    for (Runnable giveBack : claims.close()) {
+      try {
+        giveBack.run();
+      } catch (SemaforException e) {
+        // the session or the server is gone: unacknowledged grants go back with the session
+      }
     }
   }
 

@@ -134,12 +134,12 @@ class DialerTest {
             .on(
                 A,
                 address -> {
-                  throw new Link.NotLeader("not the leader", "leader");
+                  throw new NotLeader("not the leader", "leader");
                 })
             .on(
                 B,
                 address -> {
-                  throw new Link.NotLeader("not the leader", "leader");
+                  throw new NotLeader("not the leader", "leader");
                 });
 
     Dialer.Outcome<Session> outcome = dialer(cluster).race(List.of(A, B, C));
