@@ -393,11 +393,15 @@ class CancelRaceTest {
         .until(() -> x.info().waiters() == 1 && waitsForAnAnswer(waiting));
   }
 
-  /** In the waiting call (a WaitMany's add before it waits too, in a call of its own). */
+  /**
+   * In the waiting call: Rpc's callWaiting or callHeld, not its plain call (a WaitMany's add, before
+   * the await, is a plain call: its semaphore shows a waiter already).
+   */
   private static boolean waitsForAnAnswer(Thread thread) {
     for (StackTraceElement frame : thread.getStackTrace()) {
       if (frame.getClassName().equals("io.semafor.client.internal.Rpc")
-          && frame.getMethodName().equals("callHeld")) {
+          && (frame.getMethodName().equals("callWaiting")
+              || frame.getMethodName().equals("callHeld"))) {
         return true;
       }
     }
