@@ -13,6 +13,7 @@ import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.ForeignDataDirException;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
@@ -344,11 +345,31 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       if (!config.nodeId().equals(String.valueOf(was.getId()))) {
         closeQuietly(store);
         throw new UncheckedIOException(
-            new IOException(
+            new ForeignDataDirException(
                 dir + " holds the log of member " + was.getId() + ", not " + config.nodeId()));
+      }
+      MemberEndpoint now = MemberEndpoint.of(config.self());
+      if (!now.equals(was)) {
+        // the log's endpoint would win, and the node would listen where nobody looks for it: it
+        // never leads a group of one, and its peers reach for it at the old address
+        closeQuietly(store);
+        throw new UncheckedIOException(
+            new ForeignDataDirException(
+                dir
+                    + " holds the log of member "
+                    + describe(was)
+                    + ", not "
+                    + now.member()
+                    + ": start it at the address it has (a durable single node: the same --host"
+                    + " and --port); a member moves by `semafor cluster remove` and `add`"));
       }
     }
     return store;
+  }
+
+  /** {@code id=host:clientPort:raftPort} for a Semafor endpoint, else its id. */
+  private static String describe(RaftEndpoint endpoint) {
+    return endpoint instanceof MemberEndpoint m ? m.member().toString() : String.valueOf(endpoint.getId());
   }
 
   private static void closeQuietly(FileLogStore store) {
