@@ -17,6 +17,7 @@ import io.semafor.replication.ForeignDataDirException;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
+import io.semafor.replication.group.Silence;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -90,6 +91,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
 
   /** The leader as MicroRaft last reported it, for redirecting clients; null if none. */
   private volatile @Nullable MemberEndpoint leaderEndpoint;
+
+  /** When this member was made ({@link System#nanoTime}): how long a never-heard peer is silent. */
+  private final long madeNanos = System.nanoTime();
 
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
@@ -568,13 +572,23 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
         List<Map<String, Object>> followers = new ArrayList<>();
+        long now = System.nanoTime();
+        long upMillis = TimeUnit.NANOSECONDS.toMillis(now - madeNanos);
         r.getLog()
             .getFollowerMatchIndices()
             .forEach(
                 (endpoint, match) -> {
+                  String id = String.valueOf(endpoint.getId());
+                  Long heard = transport.heardFrom().millisSince(id, now);
                   Map<String, Object> one = new LinkedHashMap<>();
-                  one.put("id", String.valueOf(endpoint.getId()));
+                  one.put("id", id);
                   one.put("matchIndex", match);
+                  // how long since this leader last heard from it (null: never), and whether that
+                  // is past the election timeout: a killed member's match index stays where it was
+                  one.put("sinceHeardMillis", heard);
+                  one.put(
+                      "reachable",
+                      !Silence.unreachable(heard, upMillis, config.electionTimeout()));
                   followers.add(one);
                 });
         out.put("followers", followers);
