@@ -122,6 +122,11 @@ public final class Main {
       err.println("semafor server: " + CommandLines.rootMessage(e));
       return ExitCodes.DATA_DAMAGED;
     }
+    if (command.getCommand() instanceof ServerCommand
+        && causedBy(e, io.semafor.replication.ForeignDataDirException.class)) {
+      err.println("semafor server: " + CommandLines.rootMessage(e));
+      return ExitCodes.FAILED;
+    }
     if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
           "semafor server: cannot listen on "

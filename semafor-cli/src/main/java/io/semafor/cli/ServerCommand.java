@@ -27,9 +27,11 @@ import picocli.CommandLine.Option;
     name = "server",
     description = {
       "Run a server in this process until Ctrl-C: a single node, or a cluster node.",
-      "Single node (default): state in memory, no external service. Cluster node: give",
-      "--node-id, --peers and --data-dir; the node listens on its own client and Raft ports",
-      "from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health.",
+      "Single node (default): state in memory, no external service. With --data-dir alone: a",
+      "durable single node, a one-member cluster that keeps its state in DIR (Raft port",
+      "--port + 100). Cluster node: give --node-id, --peers and --data-dir; the node listens on",
+      "its own client and Raft ports from --peers. Prometheus metrics on",
+      "http://HOST:ADMIN_PORT/metrics, health on /health.",
       "Every option can also be set as SEMAFOR_<OPTION> in the environment or in --config FILE."
     },
     mixinStandardHelpOptions = true,
@@ -41,7 +43,11 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--node-id",
       paramLabel = "ID",
-      description = "This node's id in --peers (makes this a cluster node).")
+      description =
+          "This node's id in --peers (makes this a cluster node); with --data-dir alone, the"
+              + " durable single node's id (default "
+              + SingleMember.DEFAULT_ID
+              + ").")
   @Nullable String nodeId;
 
   @Option(
@@ -53,7 +59,9 @@ final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--data-dir",
       paramLabel = "DIR",
-      description = "Where this node keeps its Raft log and snapshots.")
+      description =
+          "Where this node keeps its Raft log and snapshots. Alone (without --peers): a durable"
+              + " single node, a one-member cluster at HOST:PORT with its Raft port at PORT + 100.")
   @Nullable Path dataDir;
 
   @Option(
@@ -78,8 +86,10 @@ final class ServerCommand implements Callable<Integer> {
       paramLabel = "fsync|replicated",
       defaultValue = "fsync",
       description =
-          "fsync: acknowledged once on a majority's disk (default); replicated: once"
-              + " in a majority's memory (survives any minority failing).")
+          "fsync: acknowledged once on a majority's disk (default; on a durable single node,"
+              + " on its disk); replicated: once in a majority's memory (survives any minority"
+              + " failing; on a single node, written to the system: survives the process, not"
+              + " the machine).")
   String durability = "fsync";
 
   @Option(
@@ -133,10 +143,13 @@ final class ServerCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     }
+    SingleMember implied = impliedMember();
     if (restore != null) {
       throw usage(
-          "--restore: a cluster node starts from its --data-dir; seed it with `semafor snapshot"
-              + " restore FILE --data-dir DIR` first");
+          "--restore: a node with --data-dir starts from it; seed it with `semafor snapshot"
+              + " restore FILE --data-dir DIR"
+              + (implied == null ? "" : " --node-id " + implied.id() + " --peers " + implied)
+              + "` first");
     }
     boolean micro =
         switch (replicator == null ? "microraft" : replicator.toLowerCase(Locale.ROOT)) {
@@ -145,10 +158,10 @@ final class ServerCommand implements Callable<Integer> {
           default ->
               throw usage("--replicator: '" + replicator + "' is neither microraft nor ratis");
         };
-    ClusterConfig cluster = cluster(micro ? Map.of() : raftProperties);
+    ClusterConfig cluster = cluster(implied, micro ? Map.of() : raftProperties);
     ClusterConfig.Peer self = cluster.self();
     ServerConfig config = options.config(self.host(), self.clientPort());
-    PeerTls peerTls = peerTls();
+    PeerTls peerTls = peerTls(implied != null);
     if (micro) {
       MicroRaftConfig microConfig = microRaft(cluster, peerTls);
       Main.run(
@@ -162,14 +175,32 @@ final class ServerCommand implements Callable<Integer> {
 
   /** Where the server listens, for messages: this node's address, or "this node's ports". */
   String listenAddress() {
-    return nodeId == null ? options.host() + ":" + options.port() : "this node's ports";
+    return peers == null ? options.host() + ":" + options.port() : "this node's ports";
+  }
+
+  /**
+   * The one member of a durable single node ({@code --data-dir} without {@code --peers} or {@code
+   * --join}), or null for a cluster node.
+   *
+   * @throws picocli.CommandLine.ParameterException if {@code --port} gives it no fixed address
+   */
+  private @Nullable SingleMember impliedMember() {
+    if (peers != null || join || dataDir == null) {
+      return null;
+    }
+    try {
+      return SingleMember.of(
+          nodeId == null ? SingleMember.DEFAULT_ID : nodeId, options.host(), options.port());
+    } catch (IllegalArgumentException e) {
+      throw usage(String.valueOf(e.getMessage()));
+    }
   }
 
   /**
    * Mutual TLS between the members with this node's certificate, when it has one (the server's
    * options checked its files already); null for plaintext Raft.
    */
-  private @Nullable PeerTls peerTls() {
+  private @Nullable PeerTls peerTls(boolean single) {
     Path cert = options.tlsCert();
     Path key = options.tlsKey();
     if (cert == null || key == null) {
@@ -178,7 +209,12 @@ final class ServerCommand implements Callable<Integer> {
     Path ca = options.tlsPeerCa();
     if (ca == null) {
       throw usage(
-          "--tls-peer-ca: a cluster node with --tls-cert needs the CA of its peers' certificates");
+          single
+              ? "--tls-peer-ca: a durable single node with --tls-cert serves TLS on its Raft port"
+                  + " too (--port + 100), where members would connect: give the CA that signs"
+                  + " the members' certificates (its own certificate's CA will do)"
+              : "--tls-peer-ca: a cluster node with --tls-cert needs the CA of its peers'"
+                  + " certificates");
     }
     try {
       io.semafor.protocol.tls.PemFiles.certificates(ca);
@@ -261,9 +297,12 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  private ClusterConfig cluster(Map<String, String> ratisProperties) {
-    if (nodeId == null || peers == null || dataDir == null) {
-      throw usage("a cluster node needs --node-id, --peers and --data-dir together");
+  private ClusterConfig cluster(
+      @Nullable SingleMember implied, Map<String, String> ratisProperties) {
+    if (dataDir == null || (implied == null && (nodeId == null || peers == null))) {
+      throw usage(
+          "a cluster node needs --node-id, --peers and --data-dir together (--data-dir alone runs"
+              + " a durable single node)");
     }
     ClusterConfig.Durability d =
         switch (durability.toLowerCase(Locale.ROOT)) {
@@ -273,7 +312,14 @@ final class ServerCommand implements Callable<Integer> {
               throw usage("--durability: '" + durability + "' is neither fsync nor replicated");
         };
     try {
-      ClusterConfig config = ClusterConfig.of(nodeId, ClusterConfig.parsePeers(peers), dataDir, d);
+      ClusterConfig config =
+          implied != null
+              ? ClusterConfig.of(implied.id(), java.util.List.of(implied.peer()), dataDir, d)
+              : ClusterConfig.of(
+                  java.util.Objects.requireNonNull(nodeId),
+                  ClusterConfig.parsePeers(java.util.Objects.requireNonNull(peers)),
+                  dataDir,
+                  d);
       String[] range = electionTimeout.split("-", -1);
       if (range.length != 2) {
         throw usage(

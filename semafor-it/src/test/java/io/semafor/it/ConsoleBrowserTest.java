@@ -432,4 +432,141 @@ class ConsoleBrowserTest {
       server.close();
     }
   }
+
+  @Test
+  void aMemberTheLeaderCannotReachIsShownUnreachableWithHowLongItHasBeenSilent(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    try (TestCluster cluster = TestCluster.startWithAdmin(3, dir);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      client.create("printers", 2);
+      int leader = cluster.awaitLeader();
+      int killed = (leader + 1) % 3;
+      int alive = (leader + 2) % 3;
+      browser().get("http://127.0.0.1:" + cluster.adminPort(leader) + "/");
+      await().atMost(SHOWN_WITHIN).until(() -> rows("members").size() == 3);
+      cluster.stopNode(killed);
+      List<String> lost =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> member(cluster.id(killed)),
+                  r -> r.size() == 4 && r.get(1).equals("unreachable"));
+      assertThat(lost.get(3)).matches("\\d+(\\.\\d)? (ms|s|min)( \\d+ s)?");
+      assertThat(member(cluster.id(alive)).get(1)).isEqualTo("follower");
+      screenshot("unreachable.png");
+    }
+  }
+
+  /** The cells of the members table's row for {@code id} (empty if it has none). */
+  private static List<String> member(String id) {
+    return rows("members").stream()
+        .filter(r -> r.get(0).equals(id))
+        .findFirst()
+        .orElse(List.of());
+  }
+
+  @Test
+  void theWaitTimeHistogramsLabelsDoNotOverlapAndAreShownWhole() throws Exception {
+    semafor.client().create("printers", 1);
+    try (SemaforClient alice = named(semafor, "alice");
+        SemaforClient bob = named(semafor, "bob")) {
+      Permit held = alice.semaphore("printers").acquirePermit(1);
+      CompletableFuture<Optional<Permit>> waiting =
+          bob.semaphore("printers").acquirePermitAsync(1, Duration.ofMinutes(1));
+      await()
+          .atMost(SHOWN_WITHIN)
+          .until(() -> semafor.client().semaphore("printers").info().waiters() == 1);
+      held.close();
+      waiting.get(10, TimeUnit.SECONDS).orElseThrow().close();
+    }
+    open();
+    select("printers");
+    await()
+        .atMost(SHOWN_WITHIN)
+        .until(() -> browser().findElements(By.cssSelector("#histogram .label")).size() == 17);
+    screenshot("histogram.png");
+    // [left, right, shown width, whole width] of each label, left to right
+    @SuppressWarnings("unchecked")
+    List<List<Number>> boxes =
+        (List<List<Number>>)
+            browser()
+                .executeScript(
+                    "return Array.from(document.querySelectorAll('#histogram .label')).map(l => {"
+                        + " const r = l.getBoundingClientRect();"
+                        + " return [r.left, r.right, l.clientWidth, l.scrollWidth]; })");
+    for (int i = 0; i < boxes.size(); i++) {
+      List<Number> box = boxes.get(i);
+      assertThat(box.get(3).doubleValue()).as("label %d is cut", i).isLessThanOrEqualTo(box.get(2).doubleValue());
+      if (i > 0) {
+        assertThat(box.get(0).doubleValue())
+            .as("label %d overlaps the one before it", i)
+            .isGreaterThanOrEqualTo(boxes.get(i - 1).get(1).doubleValue());
+      }
+    }
+  }
+
+  @Test
+  void thePageSaysLiveOnlyOnceItShowsWhatTheServerSent() {
+    semafor.client().create("printers", 2);
+    // every state the page could be painted in while it says "live": the node line and the rows
+    String observer =
+        "window.__whileLive = [];"
+            + " new MutationObserver(() => {"
+            + "   const s = document.getElementById('live-state');"
+            + "   if (s && s.textContent === 'live' && window.__whileLive.length < 100) {"
+            + "     window.__whileLive.push(document.getElementById('node').textContent + '|'"
+            + "       + document.querySelectorAll('#semaphores tbody tr').length); }"
+            + " }).observe(document, {subtree: true, childList: true, characterData: true,"
+            + " attributes: true});";
+    Object script =
+        browser()
+            .executeCdpCommand(
+                "Page.addScriptToEvaluateOnNewDocument", java.util.Map.of("source", observer))
+            .get("identifier");
+    try {
+      open();
+      @SuppressWarnings("unchecked")
+      List<String> whileLive = (List<String>) browser().executeScript("return window.__whileLive");
+      assertThat(whileLive)
+          .isNotEmpty()
+          .allSatisfy(
+              painted -> {
+                String node = painted.substring(0, painted.lastIndexOf('|'));
+                assertThat(node).as(painted).contains("single node");
+                assertThat(painted).as(painted).doesNotEndWith("|0");
+              });
+    } finally {
+      browser()
+          .executeCdpCommand(
+              "Page.removeScriptToEvaluateOnNewDocument", java.util.Map.of("identifier", script));
+    }
+  }
+
+  @Test
+  void aLinkToOneSemaphoreOpensIt() {
+    semafor.client().create("jobs/printers", 2);
+    semafor.client().create("archive", 1);
+    browser().get(page + "#/semaphore/jobs%2Fprinters");
+    await()
+        .atMost(SHOWN_WITHIN)
+        .until(
+            () ->
+                text("detail-name").equals("jobs/printers")
+                    && text("status-value").equals("2")
+                    && browser().findElement(By.id("detail")).isDisplayed());
+    assertThat(row("semaphores", "jobs/printers").getAttribute("class")).contains("selected");
+  }
+
+  @Test
+  void selectingASemaphorePutsItsLinkInTheAddressBarAndBesideItsName() {
+    semafor.client().create("jobs/printers", 2);
+    open();
+    select("jobs/printers");
+    await()
+        .atMost(SHOWN_WITHIN)
+        .until(() -> browser().getCurrentUrl(), u -> u.endsWith("/#/semaphore/jobs%2Fprinters"));
+    assertThat(browser().findElement(By.id("detail-link")).getAttribute("href"))
+        .isEqualTo(page + "#/semaphore/jobs%2Fprinters");
+  }
+
 }

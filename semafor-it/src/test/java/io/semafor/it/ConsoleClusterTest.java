@@ -1,6 +1,7 @@
 package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -99,4 +100,42 @@ class ConsoleClusterTest {
       assertThat(printers.value()).isEqualTo(9);
     }
   }
+
+  @Test
+  void theLeaderReportsAMemberItCannotReachAsUnreachableWithHowLongItHasBeenSilent()
+      throws Exception {
+    try (TestCluster cluster = TestCluster.startWithAdmin(3, dir);
+        SemaforClient client = cluster.client(Duration.ofSeconds(10))) {
+      client.create("printers", 2);
+      int leader = cluster.awaitLeader();
+      int killed = (leader + 1) % 3;
+      int alive = (leader + 2) % 3;
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> follower(cluster, leader, cluster.id(alive)).path("reachable").asBoolean());
+      cluster.stopNode(killed);
+      JsonNode lost =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> follower(cluster, leader, cluster.id(killed)),
+                  f -> !f.path("reachable").asBoolean(true));
+      assertThat(lost.path("sinceHeardMillis").asLong()).isGreaterThanOrEqualTo(1000);
+      JsonNode healthy = follower(cluster, leader, cluster.id(alive));
+      assertThat(healthy.path("reachable").asBoolean()).isTrue();
+      assertThat(healthy.path("sinceHeardMillis").asLong()).isLessThan(1000);
+    }
+  }
+
+  /** The leader's view of follower {@code id} in {@code GET /api/node} (missing if none). */
+  private JsonNode follower(TestCluster cluster, int leader, String id) throws Exception {
+    JsonNode status = JSON.readTree(send(cluster, leader, "GET", "/api/node").body());
+    for (JsonNode f : status.path("followers")) {
+      if (f.path("id").asText().equals(id)) {
+        return f;
+      }
+    }
+    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+  }
+
 }

@@ -13,9 +13,11 @@ import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.ForeignDataDirException;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
+import io.semafor.replication.group.Silence;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -89,6 +91,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
 
   /** The leader as MicroRaft last reported it, for redirecting clients; null if none. */
   private volatile @Nullable MemberEndpoint leaderEndpoint;
+
+  /** When this member was made ({@link System#nanoTime}): how long a never-heard peer is silent. */
+  private final long madeNanos = System.nanoTime();
 
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
@@ -344,11 +349,31 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       if (!config.nodeId().equals(String.valueOf(was.getId()))) {
         closeQuietly(store);
         throw new UncheckedIOException(
-            new IOException(
+            new ForeignDataDirException(
                 dir + " holds the log of member " + was.getId() + ", not " + config.nodeId()));
+      }
+      MemberEndpoint now = MemberEndpoint.of(config.self());
+      if (!now.equals(was)) {
+        // the log's endpoint would win, and the node would listen where nobody looks for it: it
+        // never leads a group of one, and its peers reach for it at the old address
+        closeQuietly(store);
+        throw new UncheckedIOException(
+            new ForeignDataDirException(
+                dir
+                    + " holds the log of member "
+                    + describe(was)
+                    + ", not "
+                    + now.member()
+                    + ": start it at the address it has (a durable single node: the same --host"
+                    + " and --port); a member moves by `semafor cluster remove` and `add`"));
       }
     }
     return store;
+  }
+
+  /** {@code id=host:clientPort:raftPort} for a Semafor endpoint, else its id. */
+  private static String describe(RaftEndpoint endpoint) {
+    return endpoint instanceof MemberEndpoint m ? m.member().toString() : String.valueOf(endpoint.getId());
   }
 
   private static void closeQuietly(FileLogStore store) {
@@ -547,13 +572,23 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       out.put("snapshotIndex", r.getLog().getLastSnapshotIndex());
       if (r.getRole() == RaftRole.LEADER) {
         List<Map<String, Object>> followers = new ArrayList<>();
+        long now = System.nanoTime();
+        long upMillis = TimeUnit.NANOSECONDS.toMillis(now - madeNanos);
         r.getLog()
             .getFollowerMatchIndices()
             .forEach(
                 (endpoint, match) -> {
+                  String id = String.valueOf(endpoint.getId());
+                  Long heard = transport.heardFrom().millisSince(id, now);
                   Map<String, Object> one = new LinkedHashMap<>();
-                  one.put("id", String.valueOf(endpoint.getId()));
+                  one.put("id", id);
                   one.put("matchIndex", match);
+                  // how long since this leader last heard from it (null: never), and whether that
+                  // is past the election timeout: a killed member's match index stays where it was
+                  one.put("sinceHeardMillis", heard);
+                  one.put(
+                      "reachable",
+                      !Silence.unreachable(heard, upMillis, config.electionTimeout()));
                   followers.add(one);
                 });
         out.put("followers", followers);

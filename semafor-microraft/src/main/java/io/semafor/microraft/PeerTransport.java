@@ -140,6 +140,9 @@ public final class PeerTransport implements Transport, AutoCloseable {
   private final AtomicLong droppedUnwritable = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
 
+  /** When each member last sent this one anything. */
+  private final HeardFrom heardFrom = new HeardFrom();
+
   /**
    * Listens on {@code self}'s host and port, on {@code loop}. Messages received before {@link
    * #deliverTo} are dropped.
@@ -181,6 +184,11 @@ public final class PeerTransport implements Transport, AutoCloseable {
             .bind(new InetSocketAddress(self.host(), self.port()))
             .syncUninterruptibly()
             .channel();
+  }
+
+  /** When each member last sent this one a frame. */
+  HeardFrom heardFrom() {
+    return heardFrom;
   }
 
   /** Where received messages go from now on: the node's {@code handle}, called on the loop. */
@@ -469,6 +477,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
         if (ControlCodec.isControl(frame)) {
           GroupControl control = ControlCodec.read(frame);
           ctx.channel().attr(SENDER).set(control.sender());
+          heardFrom.heard(control.sender().id(), System.nanoTime());
           controlReceiver.accept(control);
           return;
         }
@@ -482,6 +491,7 @@ public final class PeerTransport implements Transport, AutoCloseable {
       }
       if (message.getSender() instanceof MemberEndpoint sender) {
         ctx.channel().attr(SENDER).set(sender);
+        heardFrom.heard(sender.id(), System.nanoTime());
       }
       receiver.accept(message);
     }

@@ -55,7 +55,7 @@ final class AppenderWatch {
 
     /** Where its follower stands, for an operator. */
     default Follower follower() {
-      return new Follower(name(), -1, -1, silentMillis());
+      return new Follower(name(), -1, -1, silentMillis(), null);
     }
   }
 
@@ -66,8 +66,15 @@ final class AppenderWatch {
    * @param matchIndex the last index the follower is known to hold (-1: none yet)
    * @param nextIndex the next index the appender sends it
    * @param silentMillis milliseconds since the appender last sent it anything
+   * @param sinceHeardMillis milliseconds since the leader last had an answer from it (Ratis counts
+   *     from the appender's start until the first), or null if not known
    */
-  record Follower(String id, long matchIndex, long nextIndex, long silentMillis) {}
+  record Follower(
+      String id,
+      long matchIndex,
+      long nextIndex,
+      long silentMillis,
+      @org.jspecify.annotations.Nullable Long sinceHeardMillis) {}
 
   /**
    * The followers of the running appenders, by id: empty on a follower. A follower missing from a
@@ -178,7 +185,8 @@ final class AppenderWatch {
           f.getId().toString(),
           f.getMatchIndex(),
           f.getNextIndex(),
-          f.getLastRpcSendTime().elapsedTimeMs());
+          f.getLastRpcSendTime().elapsedTimeMs(),
+          f.getLastRpcResponseTime().elapsedTimeMs());
     }
   }
 }

@@ -9,6 +9,7 @@ import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.group.Leadership;
+import io.semafor.replication.group.Silence;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -301,6 +302,14 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
                     one.put("matchIndex", f.matchIndex());
                     one.put("nextIndex", f.nextIndex());
                     one.put("silentMillis", f.silentMillis());
+                    // since the leader last had an answer from it, and whether that is past the
+                    // election timeout: a killed member's match index stays where it was
+                    one.put("sinceHeardMillis", f.sinceHeardMillis());
+                    one.put(
+                        "reachable",
+                        f.sinceHeardMillis() == null
+                            || !Silence.unreachable(
+                                f.sinceHeardMillis(), 0, config.electionTimeoutMax()));
                     return one;
                   })
               .toList());

@@ -72,7 +72,8 @@
       const body = await response.json().catch(() => ({}));
       throw new Error(response.status + " " + (body.error || "") + " " + (body.message || ""));
     }
-    setState("live", "live");
+    // "live" once the first events are shown, not when the headers arrive: until then the page
+    // still shows its placeholders, and a green "live" beside "connecting…" says nothing true
     showProblem(null);
     retryDelay = 1000;
     const reader = response.body.getReader();
@@ -88,11 +89,13 @@
       }
       buffer += decoder.decode(value, { stream: true });
       let end;
+      let shown = false;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        dispatch(block);
+        shown = dispatch(block) || shown;
       }
+      if (shown && !controller.signal.aborted) setState("live", "live");
     }
   }
 
@@ -107,13 +110,14 @@
       if (field === "event") event = value;
       else if (field === "data") data.push(value);
     }
-    if (data.length === 0) return;
+    if (data.length === 0) return false;
     const payload = JSON.parse(data.join("\n"));
     if (event === "list") renderList(payload);
     else if (event === "semaphore") renderDetail(payload);
     else if (event === "node") renderNode(payload);
     else if (event === "sessions") renderSessions(payload);
     else if (event === "problem") renderProblem(payload);
+    return true;
   }
 
   // ------------------------------------------------------------------ rendering
@@ -278,9 +282,12 @@
     // cumulative counts per bound: each bar shows the grants in its bucket alone
     const counts = h.cumulativeCounts.map((c, i) => c - (i ? h.cumulativeCounts[i - 1] : 0));
     counts.push(h.count - h.cumulativeCounts[h.cumulativeCounts.length - 1]);
-    const short = (ms) => ms < 1000 ? ms + "ms" : ms < 60000 ? ms / 1000 + "s" : ms / 60000 + "m";
-    const labels = h.boundsMillis.map((b) => "≤" + short(b));
-    labels.push(">" + short(h.boundsMillis[h.boundsMillis.length - 1]));
+    // [number, unit]: the number above its unit, so that 17 labels fit under 17 narrow bars
+    const short = (ms) => ms < 1000 ? [ms, "ms"] : ms < 60000 ? [ms / 1000, "s"] : [ms / 60000, "min"];
+    const parts = h.boundsMillis.map((b) => ["≤" + short(b)[0], short(b)[1]]);
+    const last = short(h.boundsMillis[h.boundsMillis.length - 1]);
+    parts.push([">" + last[0], last[1]]);
+    const labels = parts.map((p) => p[0] + " " + p[1]);
     const top = Math.max(1, ...counts);
     counts.forEach((c, i) => {
       const bucket = document.createElement("div");
@@ -294,7 +301,11 @@
       bar.style.height = (80 * c / top) + "%";
       const label = document.createElement("span");
       label.className = "label";
-      label.textContent = labels[i];
+      const bound = document.createElement("span");
+      bound.textContent = parts[i][0];
+      const unit = document.createElement("span");
+      unit.textContent = parts[i][1];
+      label.append(bound, unit);
       bucket.append(count, bar, label);
       el.appendChild(bucket);
     });
@@ -327,10 +338,15 @@
       const tr = document.createElement("tr");
       tr.dataset.member = id;
       const f = followers.get(id);
+      // the leader says which followers it has not heard from for longer than the election
+      // timeout: their match index stays where it was, so without this a dead one looks healthy
+      const unreachable = id !== n.leader && f !== undefined && f.reachable === false;
+      tr.classList.toggle("unreachable", unreachable);
       cell(tr, id + (id === n.node ? " (this node)" : ""));
-      cell(tr, id === n.leader ? "leader" : "follower");
+      cell(tr, id === n.leader ? "leader" : unreachable ? "unreachable" : "follower");
       cell(tr, id === n.node ? n.appliedIndex : (f ? f.matchIndex : null), true);
-      cell(tr, f ? duration(f.silentMillis) : null, true);
+      const heard = f ? (f.sinceHeardMillis !== undefined ? f.sinceHeardMillis : f.silentMillis) : null;
+      cell(tr, id === n.node ? null : f && heard === null ? "never heard" : duration(heard), true);
       tbody.appendChild(tr);
     }
   }
@@ -375,8 +391,28 @@
 
   // ------------------------------------------------------------------ navigation
 
+  // A semaphore has a link an operator can paste (into an incident, a chat): #/semaphore/NAME, the
+  // name URL-encoded. Opening it, or changing the hash, selects that semaphore.
+  const LINK = "#/semaphore/";
+
+  function linkTo(name) {
+    return LINK + encodeURIComponent(name);
+  }
+
+  function nameInHash() {
+    if (!location.hash.startsWith(LINK)) return null;
+    try {
+      const name = decodeURIComponent(location.hash.slice(LINK.length));
+      return name === "" ? null : name;
+    } catch (e) {
+      return null; // a mangled link: show the list as if there were none
+    }
+  }
+
   function select(name) {
     view.name = name;
+    if (nameInHash() !== name) history.replaceState(null, "", linkTo(name));
+    $("detail-link").href = linkTo(name);
     for (const tr of $("semaphores").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.name === name);
     $("detail-name").textContent = name;
     reopen();
@@ -478,5 +514,12 @@
     reopen();
   });
 
-  reopen();
+  window.addEventListener("hashchange", () => {
+    const name = nameInHash();
+    if (name !== null && name !== view.name) select(name);
+  });
+
+  const linked = nameInHash();
+  if (linked !== null) select(linked);
+  else reopen();
 })();
