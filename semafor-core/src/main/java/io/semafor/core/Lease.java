@@ -19,9 +19,9 @@ final class Lease {
   @Nullable Session undeliveredTo;
 
   /**
-   * The principal of the session that took it ({@link SessionOwner#principal()}): empty when
-   * nobody in particular took it (a server without authentication, or a snapshot written before
-   * leases remembered it). Only a session of this principal renews or releases it with {@link
+   * The principal of the session that took it ({@link SessionOwner#principal()}): empty when nobody
+   * in particular took it (a server without authentication, or a snapshot written before leases
+   * remembered it). Only a session of this principal renews or releases it with {@link
    * Operation.RenewLease#takerOnly()} (decision 0047).
    */
   final String principal;

@@ -73,8 +73,8 @@ public sealed interface Operation {
    * a lease on another one is not found, so that permission to renew on one name does not reach
    * leases on others. Null only in log entries written before requests named it. With {@code
    * takerOnly}, a lease another principal took is refused with PERMISSION_DENIED (the edge sets it
-   * for a principal without {@code release} on the name, decision 0047); log entries written
-   * before it existed carry false.
+   * for a principal without {@code release} on the name, decision 0047); log entries written before
+   * it existed carry false.
    */
   record RenewLease(long permitId, long ttl, @Nullable Name name, boolean takerOnly)
       implements Operation {
@@ -102,8 +102,7 @@ public sealed interface Operation {
    * principal took is refused with PERMISSION_DENIED (decision 0047); without, any session may
    * release it.
    */
-  record ReleaseLease(long permitId, @Nullable Name name, boolean takerOnly)
-      implements Operation {
+  record ReleaseLease(long permitId, @Nullable Name name, boolean takerOnly) implements Operation {
     /** Checks that a taker-only request names the lease's semaphore. */
     public ReleaseLease {
       if (takerOnly && name == null) {

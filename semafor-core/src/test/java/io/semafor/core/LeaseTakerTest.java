@@ -12,8 +12,8 @@ import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
- * Who may renew or release a lease (decision 0047): a lease remembers the principal that took it,
- * a taker-only request from another principal's session is refused and changes nothing, and every
+ * Who may renew or release a lease (decision 0047): a lease remembers the principal that took it, a
+ * taker-only request from another principal's session is refused and changes nothing, and every
  * touch of another principal's lease is an effect for the audit log. Also the refusal of a waiting
  * request the edge proposes when permissions change.
  */

@@ -46,8 +46,8 @@ final class ConsoleStreams implements AutoCloseable {
   static final Duration LIFETIME = Duration.ofMinutes(10);
 
   /**
-   * Streams a principal with the {@code cluster} permission may hold open at once (an open
-   * server's anonymous, one principal, has it).
+   * Streams a principal with the {@code cluster} permission may hold open at once (an open server's
+   * anonymous, one principal, has it).
    */
   static final int PER_OPERATOR = 8;
 
@@ -105,8 +105,8 @@ final class ConsoleStreams implements AutoCloseable {
 
   /**
    * Starts streaming {@code view} to {@code exchange} for {@code who}, asking {@code access} again
-   * every second. Returns at once: null if it streams, else why not ({@link StreamSlots}; the caller
-   * answers 503 BUSY with it).
+   * every second. Returns at once: null if it streams, else why not ({@link StreamSlots}; the
+   * caller answers 503 BUSY with it).
    */
   @Nullable String open(HttpExchange exchange, Principal who, View view, Access access) {
     String key = who.name();

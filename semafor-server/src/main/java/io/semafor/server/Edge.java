@@ -11,6 +11,10 @@ import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.security.Access;
+import io.semafor.server.security.Audit;
+import io.semafor.server.security.Authorizer;
+import io.semafor.server.security.Principal;
 import io.semafor.server.watch.StateReader;
 import io.semafor.server.watch.WatchEvent;
 import io.semafor.server.watch.WatchHub;
@@ -607,21 +611,21 @@ final class Edge implements ApplyListener {
    * every watch whose principal may no longer read what it watches under {@code access} (decision
    * 0047). Applying thread. Returns how many ended.
    */
-  private int endWatchesDenied(io.semafor.server.security.Access access) {
+  private int endWatchesDenied(Access access) {
     if (!access.enforced()) {
       return 0;
     }
     int ended = 0;
     synchronized (watches) {
       for (WatchSink sink : sinks.values()) {
-        io.semafor.server.security.Principal who = sink.connection.principal();
+        Principal who = sink.connection.principal();
         var it = sink.byId.values().iterator();
         while (it.hasNext()) {
           WatchHub.Watch w = it.next();
           String denied =
               who == null
                   ? "a connection begins with Hello and its credentials"
-                  : io.semafor.server.security.Authorizer.deny(access, who, new Query.Get(w.name()));
+                  : Authorizer.deny(access, who, new Query.Get(w.name()));
           if (denied == null) {
             continue;
           }
@@ -649,10 +653,12 @@ final class Edge implements ApplyListener {
    * for the connection that asked (decision 0047).
    */
   private static void auditLeaseOfAnother(Effect.LeaseOfAnother other, Connection asker) {
-    io.semafor.server.security.Principal who = asker.principal();
-    io.semafor.server.security.Audit.record(
-        other.action() + " taken by " + (other.taker().isEmpty() ? "nobody in particular" : other.taker()),
-        who == null ? io.semafor.server.security.Principal.ANONYMOUS : who,
+    Principal who = asker.principal();
+    Audit.record(
+        other.action()
+            + " taken by "
+            + (other.taker().isEmpty() ? "nobody in particular" : other.taker()),
+        who == null ? Principal.ANONYMOUS : who,
         asker.address(),
         other.refused() == null ? "ok" : "PERMISSION_DENIED: " + other.refused());
   }

@@ -57,7 +57,10 @@ final class Revocation {
    * watch runs there, and the leader's own sweep refuses the waiters).
    */
   record Sweep(
-      Access access, Set<Long> closedSessions, String closedReason, CompletableFuture<Ended> done) {}
+      Access access,
+      Set<Long> closedSessions,
+      String closedReason,
+      CompletableFuture<Ended> done) {}
 
   /** Asks for {@code sweep} to be made in the apply order. Any thread. */
   static void sweep(Replicator replicator, Sweep sweep) {

@@ -28,7 +28,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -283,9 +282,9 @@ public final class SemaforServer implements AutoCloseable {
 
   /**
    * Reads the auth file again and puts it in force (docs/security.md#reloading); a connection whose
-   * token the new file no longer admits (revoked, expired) is closed with UNAUTHENTICATED, and every
-   * watch and waiting request is checked against the new rules ({@link Revocation}). Blocking (file
-   * I/O, and up to {@link Revocation#SWEEP_WAIT} for the check). Thread-safe.
+   * token the new file no longer admits (revoked, expired) is closed with UNAUTHENTICATED, and
+   * every watch and waiting request is checked against the new rules ({@link Revocation}). Blocking
+   * (file I/O, and up to {@link Revocation#SWEEP_WAIT} for the check). Thread-safe.
    *
    * @return how many tokens and rules are now in force
    * @throws AuthFile.Invalid if the file cannot be used; the rules in force are unchanged

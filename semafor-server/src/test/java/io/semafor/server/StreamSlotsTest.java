@@ -29,8 +29,9 @@ class StreamSlotsTest {
       assertThat(takeAll(p, false)).isEqualTo(4);
     }
     assertThat(slots.take("d", false))
-        .contains("the last 4 of this node's 16 console streams are kept for principals with the"
-            + " 'cluster' permission");
+        .contains(
+            "the last 4 of this node's 16 console streams are kept for principals with the"
+                + " 'cluster' permission");
     assertThat(takeAll("ops", true)).isEqualTo(4);
     assertThat(slots.take("root", true)).contains("all 16 console streams of this node are open");
   }

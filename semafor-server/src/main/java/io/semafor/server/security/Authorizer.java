@@ -147,8 +147,8 @@ public final class Authorizer {
   }
 
   /**
-   * {@code op} as the machine is to apply it for {@code principal}, once {@link #deny} allowed it: a
-   * lease's renewal or release by a principal without {@code release} on the lease's name is made
+   * {@code op} as the machine is to apply it for {@code principal}, once {@link #deny} allowed it:
+   * a lease's renewal or release by a principal without {@code release} on the lease's name is made
    * taker-only, so the machine refuses it on a lease another principal took (decision 0047). Every
    * other operation is returned as it is.
    */
