@@ -77,8 +77,9 @@ final class AuthCommand {
       description = {
         "Make each node read its auth file again (POST /auth/reload on its admin port; needs",
         "the cluster permission). A file that does not parse leaves that node's rules as they",
-        "were. Connections whose token was revoked or expired are closed. Exit 0 if every node",
-        "reloaded, 1 if one refused, 3 if one could not be reached."
+        "were. Connections whose token was revoked or expired are closed; watches and waiting",
+        "requests the new rules no longer allow are ended. Exit 0 if every node reloaded, 1 if",
+        "one refused, 3 if one could not be reached."
       },
       mixinStandardHelpOptions = true)
   static final class Reload implements Callable<Integer> {

@@ -48,6 +48,15 @@ public sealed interface Command {
   record ExpireWaiter(long sessionId, long requestId) implements Command {}
 
   /**
+   * Refuses a waiting request with {@code code} and {@code message}, proposed by the edge when the
+   * request's principal may no longer make it (its rules were reloaded, its token revoked or
+   * expired; decision 0047). It is withdrawn as a cancel withdraws it, so nothing it would have
+   * taken is lost, and answered with the failure. Ignored if the request no longer waits.
+   */
+  record RefuseWaiter(long sessionId, long requestId, ErrorCode code, String message)
+      implements Command {}
+
+  /**
    * Hands out the next slice of grants an earlier command left pending ({@link
    * Effect.GrantsPending}): proposed by the leader, like an expiry, so that a change that serves
    * many waiters at once does not hold every other client back while it is done. Produces no reply;

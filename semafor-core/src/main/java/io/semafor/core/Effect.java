@@ -36,4 +36,20 @@ public sealed interface Effect {
    * queued, so other clients are answered between the slices.
    */
   record GrantsPending() implements Effect {}
+
+  /**
+   * A session renewed or released a lease that a session of another principal took, or was refused
+   * that: the edge that took the request writes it to the audit log (decision 0047).
+   *
+   * @param action what was asked, e.g. {@code renew lease 42 on "jobs/printers"}
+   * @param taker the principal that took the lease; empty if nobody in particular did
+   * @param refused the PERMISSION_DENIED message the request was answered with; null if it was done
+   */
+  record LeaseOfAnother(
+      long sessionId,
+      long requestId,
+      String action,
+      String taker,
+      @org.jspecify.annotations.Nullable String refused)
+      implements Effect {}
 }

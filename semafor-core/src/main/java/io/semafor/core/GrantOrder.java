@@ -158,7 +158,9 @@ final class GrantOrder {
     if (command instanceof Command.ExpireLease expire) {
       return pendingOnLease(expire.permitId());
     }
-    return command instanceof Command.ExpireWaiter || command instanceof Command.ExpireSession;
+    return command instanceof Command.ExpireWaiter
+        || command instanceof Command.RefuseWaiter
+        || command instanceof Command.ExpireSession;
   }
 
   private boolean pendingOnLease(long permitId) {

@@ -48,7 +48,17 @@ final class Grants {
     }
     long expiresAt = engine.deadline(ttl);
     Lease lease =
-        new Lease(permitId, semaphore, amount, slots, token, seq, engine.now, expiresAt, session);
+        new Lease(
+            permitId,
+            semaphore,
+            amount,
+            slots,
+            token,
+            seq,
+            engine.now,
+            expiresAt,
+            session,
+            session.owner.principal());
     engine.leases.put(permitId, lease);
     table.addLease(lease);
     engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(permitId), expiresAt));

@@ -18,6 +18,14 @@ final class Lease {
   long expiresAt;
   @Nullable Session undeliveredTo;
 
+  /**
+   * The principal of the session that took it ({@link SessionOwner#principal()}): empty when nobody
+   * in particular took it (a server without authentication, or a snapshot written before leases
+   * remembered it). Only a session of this principal renews or releases it with {@link
+   * Operation.RenewLease#takerOnly()} (decision 0047).
+   */
+  final String principal;
+
   Lease(
       long permitId,
       Semaphore semaphore,
@@ -27,7 +35,8 @@ final class Lease {
       long sequence,
       long grantedAt,
       long expiresAt,
-      @Nullable Session undeliveredTo) {
+      @Nullable Session undeliveredTo,
+      String principal) {
     this.permitId = permitId;
     this.semaphore = semaphore;
     this.amount = amount;
@@ -37,5 +46,6 @@ final class Lease {
     this.grantedAt = grantedAt;
     this.expiresAt = expiresAt;
     this.undeliveredTo = undeliveredTo;
+    this.principal = principal;
   }
 }

@@ -26,19 +26,62 @@ final class LeaseCommands {
                   + op.permitId()
                   + " (it expired, was released or never existed)"));
     }
+    Result.Failure refused = another(session, requestId, lease, "renew", op.takerOnly());
+    if (refused != null) {
+      return engine.answer(session, requestId, refused);
+    }
     lease.expiresAt = engine.deadline(op.ttl());
     engine.changed(lease.semaphore);
     engine.emit(new Effect.ArmTimer(new TimerKey.LeaseEnd(lease.permitId), lease.expiresAt));
     return engine.answer(session, requestId, new Result.LeaseRenewed(lease.expiresAt));
   }
 
-  /** Idempotent, from any session: says whether there was a lease to release. */
+  /**
+   * Idempotent: says whether there was a lease to release. From any session, or with {@code
+   * takerOnly} from a session of the principal that took it.
+   */
   Reply release(Session session, long requestId, Operation.ReleaseLease op) {
     Lease lease = onNamed(engine.leases.get(op.permitId()), op.name());
     if (lease != null) {
+      Result.Failure refused = another(session, requestId, lease, "release", op.takerOnly());
+      if (refused != null) {
+        return engine.answer(session, requestId, refused);
+      }
       end(lease);
     }
     return engine.answer(session, requestId, new Result.LeaseReleased(lease != null));
+  }
+
+  /**
+   * When {@code session}'s principal is not the one that took {@code lease}: the refusal if {@code
+   * takerOnly}, and in either case an effect telling the edge to audit it (decision 0047). Null
+   * when the request may go on.
+   */
+  private Result.@Nullable Failure another(
+      Session session, long requestId, Lease lease, String verb, boolean takerOnly) {
+    String by = session.owner.principal();
+    if (by.equals(lease.principal)) {
+      return null;
+    }
+    Name name = Name.wrap(lease.semaphore.name);
+    String refused =
+        takerOnly
+            ? "permission 'release' on "
+                + name
+                + " is needed to "
+                + verb
+                + " a lease another principal took; "
+                + (by.isEmpty() ? "anonymous" : by)
+                + " does not have it"
+            : null;
+    engine.emit(
+        new Effect.LeaseOfAnother(
+            session.id,
+            requestId,
+            verb + " lease " + Long.toUnsignedString(lease.permitId) + " on " + name,
+            lease.principal,
+            refused));
+    return refused == null ? null : new Result.Failure(ErrorCode.PERMISSION_DENIED, refused);
   }
 
   /** {@code lease} if it is on the semaphore named {@code name} (or no name was given). */

@@ -71,23 +71,53 @@ public sealed interface Operation {
   /**
    * Moves a lease's end to {@code ttl} from now. {@code name}, if given, is the lease's semaphore:
    * a lease on another one is not found, so that permission to renew on one name does not reach
-   * leases on others. Null only in log entries written before requests named it.
+   * leases on others. Null only in log entries written before requests named it. With {@code
+   * takerOnly}, a lease another principal took is refused with PERMISSION_DENIED (the edge sets it
+   * for a principal without {@code release} on the name, decision 0047); log entries written before
+   * it existed carry false.
    */
-  record RenewLease(long permitId, long ttl, @Nullable Name name) implements Operation {
+  record RenewLease(long permitId, long ttl, @Nullable Name name, boolean takerOnly)
+      implements Operation {
+    /** Checks that a taker-only request names the lease's semaphore. */
+    public RenewLease {
+      if (takerOnly && name == null) {
+        throw new IllegalArgumentException("a taker-only renew names the lease's semaphore");
+      }
+    }
+
     /** Renews a lease whatever its semaphore. */
     public RenewLease(long permitId, long ttl) {
       this(permitId, ttl, null);
     }
+
+    /** Renews a lease on {@code name} whoever took it. */
+    public RenewLease(long permitId, long ttl, @Nullable Name name) {
+      this(permitId, ttl, name, false);
+    }
   }
 
   /**
-   * Ends a lease now; idempotent, and allowed from any session. {@code name}, if given, is the
-   * lease's semaphore: a lease on another one is not released (as if it did not exist).
+   * Ends a lease now; idempotent. {@code name}, if given, is the lease's semaphore: a lease on
+   * another one is not released (as if it did not exist). With {@code takerOnly}, a lease another
+   * principal took is refused with PERMISSION_DENIED (decision 0047); without, any session may
+   * release it.
    */
-  record ReleaseLease(long permitId, @Nullable Name name) implements Operation {
+  record ReleaseLease(long permitId, @Nullable Name name, boolean takerOnly) implements Operation {
+    /** Checks that a taker-only request names the lease's semaphore. */
+    public ReleaseLease {
+      if (takerOnly && name == null) {
+        throw new IllegalArgumentException("a taker-only release names the lease's semaphore");
+      }
+    }
+
     /** Releases a lease whatever its semaphore. */
     public ReleaseLease(long permitId) {
       this(permitId, null);
+    }
+
+    /** Releases a lease on {@code name} whoever took it. */
+    public ReleaseLease(long permitId, @Nullable Name name) {
+      this(permitId, name, false);
     }
   }
 

@@ -101,6 +101,8 @@ public final class SemaphoreMachine {
       result = sessions.open(open);
     } else if (command instanceof Command.ExpireWaiter expire) {
       result = waiting.expire(expire);
+    } else if (command instanceof Command.RefuseWaiter refuse) {
+      result = waiting.refuse(refuse);
     } else if (command instanceof Command.ExpireLease expire) {
       result = leases.expire(expire);
     } else if (command instanceof Command.ExpireSession expire) {
@@ -296,6 +298,27 @@ public final class SemaphoreMachine {
     out.sort(
         Comparator.comparingLong(Effect.ArmTimer::deadline)
             .thenComparing(t -> t.timer().toString()));
+    return out;
+  }
+
+  /**
+   * Every waiting client request, with the principal of its session and the names it would take
+   * from, give to or wait to be zero, for an edge that checks them again when permissions change
+   * (decision 0047). In session and request order.
+   */
+  public List<WaitingRequest> waitingRequests() {
+    List<WaitingRequest> out = new ArrayList<>();
+    for (long id : engine.sessions.sortedKeys()) {
+      Session s = engine.sessions.get(id);
+      if (s == null || s.waiting == 0) {
+        continue;
+      }
+      for (long requestId : s.requests.sortedKeys()) {
+        if (s.requests.get(requestId) instanceof Waiter w) {
+          out.add(WaitingRequest.of(s.owner.principal(), w));
+        }
+      }
+    }
     return out;
   }
 

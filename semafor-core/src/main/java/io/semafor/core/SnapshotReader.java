@@ -192,18 +192,16 @@ final class SnapshotReader {
     for (long slot : slots) {
       s.holders().markSlot(slot);
     }
+    long token = in.readLong();
+    long sequence = in.readLong();
+    long grantedAt = in.readLong();
+    long expiresAt = in.readLong();
+    long owner = in.readLong();
+    // version 4: the principal that took it; before, nobody in particular (decision 0047)
+    String principal = version >= 4 ? in.readUTF() : "";
     Lease lease =
         new Lease(
-            permitId,
-            s,
-            amount,
-            slots,
-            in.readLong(),
-            in.readLong(),
-            in.readLong(),
-            in.readLong(),
-            null);
-    long owner = in.readLong();
+            permitId, s, amount, slots, token, sequence, grantedAt, expiresAt, null, principal);
     if (owner != 0) {
       leaseOwners.put(permitId, owner);
     }

@@ -18,7 +18,7 @@ import java.util.List;
  */
 final class SnapshotWriter {
   static final int MAGIC = 0x534d4652; // "SMFR"
-  static final int VERSION = 3;
+  static final int VERSION = 4;
 
   static final byte WAITER_SINGLE = 1;
   static final byte WAITER_SEMOP = 2;
@@ -93,6 +93,8 @@ final class SnapshotWriter {
     out.writeLong(lease.expiresAt);
     Session to = lease.undeliveredTo;
     out.writeLong(to == null ? 0 : to.id);
+    // version 4: the principal that took it (decision 0047)
+    out.writeUTF(lease.principal);
   }
 
   private void writeSecret(Secret secret) throws IOException {

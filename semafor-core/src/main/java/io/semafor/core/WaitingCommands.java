@@ -227,6 +227,17 @@ final class WaitingCommands {
     return engine.answer(session, requestId, new Result.Cancelled(cancelled));
   }
 
+  /** Refuses a waiting request, withdrawn as a cancel withdraws it (decision 0047). */
+  Result refuse(Command.RefuseWaiter command) {
+    Session session = engine.session(command.sessionId());
+    Object target = session == null ? null : session.requests.get(command.requestId());
+    if (!(target instanceof Waiter w)) {
+      return new Result.Expiry(false);
+    }
+    engine.complete(w, new Result.Failure(command.code(), command.message()));
+    return new Result.Expiry(true);
+  }
+
   /** Times out a waiter whose deadline has come in log time; never earlier. */
   Result expire(Command.ExpireWaiter command) {
     Session session = engine.session(command.sessionId());

@@ -52,6 +52,11 @@ class ConsoleSecurityTest {
 
   private String bob;
   private String opsToken;
+
+  /** carol and dave: read under a/, as alice. */
+  private String carol;
+
+  private String dave;
   private Path authFile;
   private List<AuthFile.Rule> rules;
 
@@ -66,10 +71,14 @@ class ConsoleSecurityTest {
     alice = issue("alice");
     bob = issue("bob");
     opsToken = issue("ops");
+    carol = issue("carol");
+    dave = issue("dave");
     authFile = dir.resolve("auth.json");
     rules =
         List.of(
             new AuthFile.Rule("alice", "a/", List.of("read")),
+            new AuthFile.Rule("carol", "a/", List.of("read")),
+            new AuthFile.Rule("dave", "a/", List.of("read")),
             new AuthFile.Rule("bob", "b/", List.of("read", "admin")),
             new AuthFile.Rule("ops", "", List.of("read", "admin", "cluster")));
     Files.writeString(authFile, new AuthFile(entries, rules).toJson(), StandardCharsets.UTF_8);
@@ -226,6 +235,96 @@ class ConsoleSecurityTest {
 
       String rest = new String(in.readAllBytes(), StandardCharsets.UTF_8); // to its end
       assertThat(rest).contains("\"code\":\"UNAUTHENTICATED\"").contains("revoked or expired");
+    }
+  }
+
+  /**
+   * Opens {@code /api/stream} as {@code token} on a socket of its own, as a browser would, and
+   * returns the socket once the status line is read; null (the socket closed) if it was not 200.
+   */
+  private java.net.@Nullable Socket rawStream(String token) throws Exception {
+    java.net.Socket socket =
+        new java.net.Socket(server.adminAddress().getAddress(), server.adminAddress().getPort());
+    socket.setSoTimeout(10_000);
+    socket
+        .getOutputStream()
+        .write(
+            ("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                    + token
+                    + "\r\nX-Semafor-Console: 1\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+    StringBuilder status = new StringBuilder();
+    InputStream in = socket.getInputStream();
+    for (int c = in.read(); c >= 0 && c != '\n' && status.length() < 200; c = in.read()) {
+      status.append((char) c);
+    }
+    if (status.toString().startsWith("HTTP/1.1 200")) {
+      return socket;
+    }
+    socket.close();
+    return null;
+  }
+
+  /** Opens streams as {@code token} until one is refused (at most 20); returns the open ones. */
+  private List<java.net.Socket> streamsUntilBusy(String token) throws Exception {
+    List<java.net.Socket> open = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      java.net.Socket s = rawStream(token);
+      if (s == null) {
+        break;
+      }
+      open.add(s);
+    }
+    return open;
+  }
+
+  @Test
+  void principalsWithFewRightsCannotCrowdTheOperatorOutOfTheConsole() throws Exception {
+    List<java.net.Socket> all = new ArrayList<>();
+    try {
+      for (String token : List.of(alice, bob, carol, dave)) {
+        all.addAll(streamsUntilBusy(token));
+      }
+      assertThat(all).as("principals without cluster share 12 of the 16 streams").hasSize(12);
+      HttpResponse<String> refused = send("GET", "/api/stream", dave);
+      assertThat(refused.statusCode()).isEqualTo(503);
+      assertThat(JSON.readTree(refused.body()).get("message").asText())
+          .contains("kept for principals with the 'cluster' permission");
+
+      List<java.net.Socket> operator = streamsUntilBusy(opsToken);
+      all.addAll(operator);
+      assertThat(operator).as("the operator still gets the reserved streams").hasSize(4);
+    } finally {
+      for (java.net.Socket s : all) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
+  void theStreamsOfPagesThatWentAwayAreFreeWithinSeconds() throws Exception {
+    List<java.net.Socket> first = streamsUntilBusy(alice);
+    assertThat(first).isNotEmpty();
+    for (java.net.Socket s : first) {
+      s.close(); // as when the browser's process dies
+    }
+    List<java.net.Socket> again = new ArrayList<>();
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(6))
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () -> {
+                java.net.Socket s = rawStream(alice);
+                if (s != null) {
+                  again.add(s);
+                }
+                return again.size() == first.size();
+              });
+    } finally {
+      for (java.net.Socket s : again) {
+        s.close();
+      }
     }
   }
 }

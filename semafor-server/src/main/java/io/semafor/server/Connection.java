@@ -124,6 +124,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   private volatile @Nullable ChannelHandlerContext context;
   private @Nullable ScheduledFuture<?> deadline;
 
+  /** Ends this connection when its token expires (decision 0047); null if it never does. */
+  private @Nullable ScheduledFuture<?> expiry;
+
   Connection(
       Replicator replicator,
       Sessions sessions,
@@ -466,6 +469,12 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       refuse(welcomeFailure(ErrorCode.UNAUTHENTICATED, "token: revoked or expired"));
       return;
     }
+    Channel c = channel;
+    ScheduledFuture<?> armed = expiry;
+    if (armed != null) {
+      armed.cancel(false); // a later Hello may bring another token of the same principal
+    }
+    expiry = c == null ? null : Revocation.armExpiry(this, c, who);
     if (!replicator.isLeader()) {
       send(
           ServerFrame.newBuilder()
@@ -644,6 +653,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
       refuse(sessionId, request, ErrorCode.PERMISSION_DENIED, denied);
       return;
     }
+    op = Authorizer.bind(config.security().access(), whoOrAnonymous(), op);
     // before the submit: a local replicator may apply (and answer) on this very thread
     if (WireAudit.audited(op)) {
       audited.put(request.getId(), WireAudit.describe(op));
@@ -752,6 +762,30 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     }
   }
 
+  /** Who this connection was taken for; null before a {@code Hello} succeeded. Any thread. */
+  @Nullable Principal principal() {
+    return principal;
+  }
+
+  /** The session attached here, or 0. Any thread. */
+  long sessionId() {
+    Sessions.Live live = session;
+    return live == null ? 0 : live.id;
+  }
+
+  /** The replicator this connection submits to. */
+  Replicator replicator() {
+    return replicator;
+  }
+
+  /**
+   * The watch {@code id} was ended by the server (its principal lost {@code read}, decision 0047);
+   * the client was told. Any thread.
+   */
+  void watchEnded(long id) {
+    watchIds.remove(id);
+  }
+
   /**
    * Whether this connection still stands under the rules in force: false once the token it
    * authenticated with is revoked or expired (a reload then closes it).
@@ -799,6 +833,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   private void keepAlive(KeepAlive keepAlive) {
+    if (credentialExpired()) {
+      return; // a keep-alive must not keep a session alive on an expired token
+    }
     long sessionId = sessionIdOrFail("keepAlive");
     if (sessionId == 0) {
       return;
@@ -907,16 +944,23 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
 
   /**
    * Whether the token this connection authenticated with has expired since (then it is closed with
-   * UNAUTHENTICATED): expiry is a property of the credential, not only of the {@code Hello}.
+   * UNAUTHENTICATED and its session's waiting requests refused, once): expiry is a property of the
+   * credential, not only of the {@code Hello}. Called for every frame and by the expiry timer.
    */
-  private boolean credentialExpired() {
+  boolean credentialExpired() {
     Principal who = principal;
     if (who == null || !who.expiredAt(Instant.now())) {
       return false;
     }
-    fatal(ErrorCode.UNAUTHENTICATED, "token: expired at " + who.expires());
+    if (!expiryHandled) {
+      expiryHandled = true;
+      Revocation.tokenExpired(this, who, config.security().access());
+    }
     return true;
   }
+
+  /** The expiry of this connection's token was acted on (event loop only). */
+  private boolean expiryHandled;
 
   private void read(Read read) {
     if (credentialExpired()) {
@@ -1227,6 +1271,10 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     ScheduledFuture<?> timer = deadline;
     if (timer != null) {
       timer.cancel(false);
+    }
+    ScheduledFuture<?> expires = expiry;
+    if (expires != null) {
+      expires.cancel(false);
     }
     Sessions.Live live = session;
     if (live != null) {

@@ -60,11 +60,14 @@ final class ConsoleActions {
     return outcome;
   }
 
-  private Outcome attempt(Principal who, Operation op) throws InterruptedException {
-    String denied = Authorizer.deny(server.config().security().access(), who, op);
+  private Outcome attempt(Principal who, Operation asked) throws InterruptedException {
+    io.semafor.server.security.Access access = server.config().security().access();
+    String denied = Authorizer.deny(access, who, asked);
     if (denied != null) {
       return new Outcome(403, "PERMISSION_DENIED", denied);
     }
+    // a lease another principal took is released only with release on its name (decision 0047)
+    Operation op = Authorizer.bind(access, who, asked);
     try {
       byte[] secret = new byte[16];
       RANDOM.nextBytes(secret);

@@ -142,17 +142,10 @@ final class ConsoleApi {
                   return ConsoleApi.this.nodeDenied(who);
                 }
               };
-          streaming = streams.open(exchange, who, view, access);
-          if (!streaming) {
-            error(
-                exchange,
-                503,
-                "BUSY",
-                "too many console pages are open ("
-                    + ConsoleStreams.MAX_STREAMS
-                    + " on this node, "
-                    + ConsoleStreams.PER_PRINCIPAL
-                    + " per principal); close one");
+          String busy = streams.open(exchange, who, view, access);
+          streaming = busy == null;
+          if (busy != null) {
+            error(exchange, 503, "BUSY", busy);
           }
         }
         default -> error(exchange, 404, "NOT_FOUND", "no such console API: " + path);

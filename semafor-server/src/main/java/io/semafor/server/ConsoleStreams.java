@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  * shows one page of the list and, if one is selected, one semaphore; it reads them again when the
  * {@link ConsoleFeed} says one of them changed, at most {@link #MOST_OFTEN} apart, and sends what
  * differs from what it sent last. This node's replication and the sessions are read every {@link
- * #NODE_EVERY}. A comment line every {@link #KEEP_ALIVE} of silence tells a dead browser from a
- * quiet page. At most {@link #MAX_STREAMS} streams run at once, each on a thread of its own; one
- * more is answered 503. Thread-safe.
+ * #NODE_EVERY}. A comment line after each {@link #KEEP_ALIVE} of silence tells a closed page from a
+ * quiet one: the write after its connection closed fails, and its slot is free within about two
+ * seconds. At most {@link #MAX_STREAMS} streams run at once, each on a thread of its own, shared as
+ * {@link StreamSlots} says (decision 0047); one more is answered 503. Thread-safe.
  */
 final class ConsoleStreams implements AutoCloseable {
   static final int MAX_STREAMS = 16;
@@ -34,13 +35,27 @@ final class ConsoleStreams implements AutoCloseable {
 
   static final Duration NODE_EVERY = Duration.ofSeconds(1);
 
-  static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
+  /**
+   * Silence after which a comment line is written: short, because a write is how a stream learns
+   * that its page went away (the JDK's HTTP server tells it nothing else), and a dead page's slot
+   * must come back before it is missed (issue 31: still BUSY 18 s after 16 clients died).
+   */
+  static final Duration KEEP_ALIVE = Duration.ofSeconds(1);
 
   /** A stream ends after this long; the page opens a new one at once (bounds a forgotten tab). */
   static final Duration LIFETIME = Duration.ofMinutes(10);
 
-  /** Streams one principal may hold open at once (anonymous is one principal). */
-  static final int PER_PRINCIPAL = 8;
+  /**
+   * Streams a principal with the {@code cluster} permission may hold open at once (an open server's
+   * anonymous, one principal, has it).
+   */
+  static final int PER_OPERATOR = 8;
+
+  /** Streams a principal without {@code cluster} may hold open at once. */
+  static final int PER_PRINCIPAL = 4;
+
+  /** Streams kept for principals with {@code cluster}: the others share the rest. */
+  static final int RESERVED_FOR_OPERATORS = 4;
 
   /**
    * What a stream asks again every second of its principal, as a connection does at each request:
@@ -54,8 +69,8 @@ final class ConsoleStreams implements AutoCloseable {
     @Nullable String nodeDenied();
   }
 
-  private final java.util.concurrent.ConcurrentHashMap<String, Integer> perPrincipal =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final StreamSlots slots =
+      new StreamSlots(MAX_STREAMS, PER_OPERATOR, PER_PRINCIPAL, RESERVED_FOR_OPERATORS);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -68,7 +83,9 @@ final class ConsoleStreams implements AutoCloseable {
   private final ThreadPoolExecutor threads =
       new ThreadPoolExecutor(
           0,
-          MAX_STREAMS,
+          // slots bound the streams; the spare threads let a stream start while one that gave its
+          // slot back is still finishing
+          MAX_STREAMS + RESERVED_FOR_OPERATORS,
           30,
           TimeUnit.SECONDS,
           new SynchronousQueue<>(),
@@ -88,14 +105,14 @@ final class ConsoleStreams implements AutoCloseable {
 
   /**
    * Starts streaming {@code view} to {@code exchange} for {@code who}, asking {@code access} again
-   * every second. Returns at once; false if {@link #MAX_STREAMS} already run, or {@link
-   * #PER_PRINCIPAL} for this principal (the caller answers 503).
+   * every second. Returns at once: null if it streams, else why not ({@link StreamSlots}; the
+   * caller answers 503 BUSY with it).
    */
-  boolean open(HttpExchange exchange, Principal who, View view, Access access) {
+  @Nullable String open(HttpExchange exchange, Principal who, View view, Access access) {
     String key = who.name();
-    if (perPrincipal.merge(key, 1, Integer::sum) > PER_PRINCIPAL) {
-      perPrincipal.merge(key, -1, Integer::sum);
-      return false;
+    String busy = slots.take(key, access.nodeDenied() == null);
+    if (busy != null) {
+      return busy;
     }
     try {
       threads.execute(
@@ -103,18 +120,18 @@ final class ConsoleStreams implements AutoCloseable {
             try {
               stream(exchange, who, view, access);
             } finally {
-              perPrincipal.merge(key, -1, Integer::sum);
+              slots.give(key);
             }
           });
-      return true;
+      return null;
     } catch (RejectedExecutionException full) {
-      perPrincipal.merge(key, -1, Integer::sum);
-      return false;
+      slots.give(key);
+      return "the console's stream threads are all busy; try again";
     }
   }
 
   int open() {
-    return threads.getActiveCount();
+    return slots.open();
   }
 
   private void stream(HttpExchange exchange, Principal who, View view, Access access) {

@@ -11,10 +11,15 @@ import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.security.Access;
+import io.semafor.server.security.Audit;
+import io.semafor.server.security.Authorizer;
+import io.semafor.server.security.Principal;
 import io.semafor.server.watch.StateReader;
 import io.semafor.server.watch.WatchEvent;
 import io.semafor.server.watch.WatchHub;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,6 +114,8 @@ final class Edge implements ApplyListener {
       catchUp.connection().notLeader(leaderHint);
     } else if (context instanceof LocalRead local) {
       local.answer().completeExceptionally(new NotLeader(leaderHint));
+    } else if (context instanceof Revocation.Sweep sweep) {
+      sweep.done().complete(Revocation.Ended.NONE); // the leader's sweep is the one that counts
     }
   }
 
@@ -224,6 +231,9 @@ final class Edge implements ApplyListener {
         sessions.started(started.sessionId(), started.ttl(), started.owner());
       } else if (effect instanceof Effect.SessionEnded ended) {
         sessions.ended(ended.sessionId(), command instanceof Command.ExpireSession);
+      } else if (effect instanceof Effect.LeaseOfAnother other
+          && context instanceof Connection asker) {
+        auditLeaseOfAnother(other, asker);
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
         continueAfterFlush = true;
       }
@@ -312,6 +322,17 @@ final class Edge implements ApplyListener {
     }
     if (context instanceof WatchCatchUp catchUp) {
       catchUp(catchUp.connection(), logTime);
+      return;
+    }
+    if (context instanceof Revocation.Sweep sweep) {
+      int watchesEnded = endWatchesDenied(sweep.access());
+      SemaphoreMachine m = machine;
+      List<Command.RefuseWaiter> refusals =
+          m == null ? List.of() : Revocation.refusals(sweep, m.waitingRequests());
+      for (Command.RefuseWaiter refusal : refusals) {
+        propose.accept(refusal);
+      }
+      sweep.done().complete(new Revocation.Ended(watchesEnded, refusals.size()));
       return;
     }
     if (context instanceof WatchHeartbeat) {
@@ -583,6 +604,63 @@ final class Edge implements ApplyListener {
         watches.stop(w);
       }
     }
+  }
+
+  /**
+   * Ends, with a {@code FAILED} event PERMISSION_DENIED queued after whatever it was sent before,
+   * every watch whose principal may no longer read what it watches under {@code access} (decision
+   * 0047). Applying thread. Returns how many ended.
+   */
+  private int endWatchesDenied(Access access) {
+    if (!access.enforced()) {
+      return 0;
+    }
+    int ended = 0;
+    synchronized (watches) {
+      for (WatchSink sink : sinks.values()) {
+        Principal who = sink.connection.principal();
+        var it = sink.byId.values().iterator();
+        while (it.hasNext()) {
+          WatchHub.Watch w = it.next();
+          String denied =
+              who == null
+                  ? "a connection begins with Hello and its credentials"
+                  : Authorizer.deny(access, who, new Query.Get(w.name()));
+          if (denied == null) {
+            continue;
+          }
+          it.remove();
+          watches.stop(w);
+          sink.connection.watchEnded(w.id());
+          outbox.add(
+              sink.connection,
+              ServerFrame.newBuilder()
+                  .setWatchEvent(
+                      WireResults.watchFailed(
+                          w.id(),
+                          io.semafor.core.ErrorCode.PERMISSION_DENIED,
+                          denied + " (the rules changed; the watch ended)"))
+                  .build());
+          ended++;
+        }
+      }
+    }
+    return ended;
+  }
+
+  /**
+   * Writes to the audit log a renew or release of a lease another principal took (or its refusal),
+   * for the connection that asked (decision 0047).
+   */
+  private static void auditLeaseOfAnother(Effect.LeaseOfAnother other, Connection asker) {
+    Principal who = asker.principal();
+    Audit.record(
+        other.action()
+            + " taken by "
+            + (other.taker().isEmpty() ? "nobody in particular" : other.taker()),
+        who == null ? Principal.ANONYMOUS : who,
+        asker.address(),
+        other.refused() == null ? "ok" : "PERMISSION_DENIED: " + other.refused());
   }
 
   /** Ends every watch of a connection that closed. Any thread. */

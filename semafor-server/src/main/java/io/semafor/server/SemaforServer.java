@@ -28,7 +28,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -283,8 +282,9 @@ public final class SemaforServer implements AutoCloseable {
 
   /**
    * Reads the auth file again and puts it in force (docs/security.md#reloading); a connection whose
-   * token the new file no longer admits (revoked, expired) is closed with UNAUTHENTICATED. Blocking
-   * (file I/O). Thread-safe.
+   * token the new file no longer admits (revoked, expired) is closed with UNAUTHENTICATED, and
+   * every watch and waiting request is checked against the new rules ({@link Revocation}). Blocking
+   * (file I/O, and up to {@link Revocation#SWEEP_WAIT} for the check). Thread-safe.
    *
    * @return how many tokens and rules are now in force
    * @throws AuthFile.Invalid if the file cannot be used; the rules in force are unchanged
@@ -292,16 +292,12 @@ public final class SemaforServer implements AutoCloseable {
    */
   public String reloadAuth() throws AuthFile.Invalid {
     Access access = config.security().reload();
-    Instant now = Instant.now();
-    int closed = 0;
-    for (Channel channel : connections) {
-      Connection connection = channel.pipeline().get(Connection.class);
-      if (connection != null && !connection.stillAdmitted(access, now)) {
-        connection.fatal(ErrorCode.UNAUTHENTICATED, "token: revoked or expired");
-        closed++;
-      }
+    try {
+      return access.summary() + Revocation.reloaded(connections, replicator, access);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return access.summary() + "; interrupted while watches and waiting requests were checked";
     }
-    return access.summary() + (closed == 0 ? "" : "; " + closed + " connections closed");
   }
 
   /** This node lost the leadership: every client is sent to the new leader. */

@@ -70,6 +70,12 @@ public final class CommandCodec {
       writeLongs(out, a.acks());
     } else if (command instanceof Command.ContinueGrants) {
       out.writeByte(7);
+    } else if (command instanceof Command.RefuseWaiter r) {
+      out.writeByte(10);
+      out.writeLong(r.sessionId());
+      out.writeLong(r.requestId());
+      out.writeShort(r.code().number());
+      out.writeUTF(r.message());
     } else {
       throw new IllegalArgumentException("no encoding for " + command);
     }
@@ -116,6 +122,9 @@ public final class CommandCodec {
               readClient(in),
               new SessionOwner(in.readUTF(), readSecret(in)),
               readSecret(in));
+      case 10 ->
+          new Command.RefuseWaiter(
+              in.readLong(), in.readLong(), errorCode(in.readShort()), in.readUTF());
       default -> throw new IOException("unknown command tag " + tag);
     };
   }
@@ -181,9 +190,10 @@ public final class CommandCodec {
       out.writeLong(r.slot());
     } else if (op instanceof Operation.RenewLease r) {
       // tags 12 and 13, a permit id alone, are what logs written before requests named the
-      // lease's semaphore hold
+      // lease's semaphore hold; 20 and 21 what they hold before a request could be the taker's
+      // only (decision 0047)
       Name name = r.name();
-      out.writeByte(name == null ? 12 : 20);
+      out.writeByte(name == null ? 12 : r.takerOnly() ? 22 : 20);
       out.writeLong(r.permitId());
       out.writeLong(r.ttl());
       if (name != null) {
@@ -191,7 +201,7 @@ public final class CommandCodec {
       }
     } else if (op instanceof Operation.ReleaseLease r) {
       Name name = r.name();
-      out.writeByte(name == null ? 13 : 21);
+      out.writeByte(name == null ? 13 : r.takerOnly() ? 23 : 21);
       out.writeLong(r.permitId());
       if (name != null) {
         writeName(out, name);
@@ -219,6 +229,14 @@ public final class CommandCodec {
       out.writeLong(e.sessionId());
     } else {
       throw new IllegalArgumentException("no encoding for " + op);
+    }
+  }
+
+  private static io.semafor.core.ErrorCode errorCode(int number) throws IOException {
+    try {
+      return io.semafor.core.ErrorCode.ofNumber(number);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("corrupt entry: unknown error code " + number, e);
     }
   }
 
@@ -262,6 +280,8 @@ public final class CommandCodec {
       case 19 -> new Operation.EndSession(in.readLong());
       case 20 -> new Operation.RenewLease(in.readLong(), in.readLong(), readName(in));
       case 21 -> new Operation.ReleaseLease(in.readLong(), readName(in));
+      case 22 -> new Operation.RenewLease(in.readLong(), in.readLong(), readName(in), true);
+      case 23 -> new Operation.ReleaseLease(in.readLong(), readName(in), true);
       default -> throw new IOException("unknown operation tag " + tag);
     };
   }

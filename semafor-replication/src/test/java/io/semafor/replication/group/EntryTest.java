@@ -43,6 +43,8 @@ class EntryTest {
           new Operation.RenewLease(12, 13, X),
           new Operation.ReleaseLease(14),
           new Operation.ReleaseLease(14, X),
+          new Operation.RenewLease(12, 13, X, true),
+          new Operation.ReleaseLease(14, X, true),
           new Operation.AddToWaitMany(1, X, 5),
           new Operation.RemoveFromWaitMany(1, X),
           new Operation.WaitMany(1, 15),
@@ -77,6 +79,9 @@ class EntryTest {
                     new Secret(-3, 4))),
             new Entry.Op(new Command.ExpireSession(3)),
             new Entry.Op(new Command.ExpireWaiter(3, 4)),
+            new Entry.Op(
+                new Command.RefuseWaiter(
+                    3, 4, io.semafor.core.ErrorCode.PERMISSION_DENIED, "permission 'acquire' …")),
             new Entry.Op(new Command.ExpireLease(5)),
             new Entry.Op(new Command.Acknowledge(3, List.of(6L, 7L))),
             new Entry.Read(1, new Query.Get(X)),

@@ -41,9 +41,9 @@ public final class Authorizer {
     if (op instanceof Operation.OnOneSemaphore one) {
       return check(access, principal, needed(op), one.name());
     } else if (op instanceof Operation.RenewLease o) {
-      return leaseCheck(access, principal, Permission.ACQUIRE, o.name());
+      return leaseCheck(access, principal, o.name());
     } else if (op instanceof Operation.ReleaseLease o) {
-      return leaseCheck(access, principal, Permission.RELEASE, o.name());
+      return leaseCheck(access, principal, o.name());
     }
     // WaitMany (its entries were checked when added), Cancel, CloseSession, EndSession
     return null;
@@ -123,12 +123,57 @@ public final class Authorizer {
         + " has neither";
   }
 
+  /**
+   * Renewing or releasing a lease (decision 0047): the principal that took it may, with {@code
+   * acquire} on its name; any lease, with {@code release} there. Here only that one of the two is
+   * held; whether the lease is the principal's own is the machine's to say ({@link #bind}).
+   */
   private static @Nullable String leaseCheck(
-      Access access, Principal principal, Permission p, @Nullable Name name) {
+      Access access, Principal principal, @Nullable Name name) {
     if (name == null) {
       return "name: a lease's semaphore must be named when permissions are checked (clients"
           + " since 0.1 send it)";
     }
+    if (access.allows(principal, Permission.RELEASE, name)
+        || access.allows(principal, Permission.ACQUIRE, name)) {
+      return null;
+    }
+    return "permission 'acquire' (for a lease one's principal took) or 'release' (for any lease)"
+        + " on "
+        + name
+        + " is needed; "
+        + principal
+        + " has neither";
+  }
+
+  /**
+   * {@code op} as the machine is to apply it for {@code principal}, once {@link #deny} allowed it:
+   * a lease's renewal or release by a principal without {@code release} on the lease's name is made
+   * taker-only, so the machine refuses it on a lease another principal took (decision 0047). Every
+   * other operation is returned as it is.
+   */
+  public static Operation bind(Access access, Principal principal, Operation op) {
+    if (!access.enforced()) {
+      return op;
+    }
+    if (op instanceof Operation.RenewLease o
+        && o.name() != null
+        && !access.allows(principal, Permission.RELEASE, o.name())) {
+      return new Operation.RenewLease(o.permitId(), o.ttl(), o.name(), true);
+    }
+    if (op instanceof Operation.ReleaseLease o
+        && o.name() != null
+        && !access.allows(principal, Permission.RELEASE, o.name())) {
+      return new Operation.ReleaseLease(o.permitId(), o.name(), true);
+    }
+    return op;
+  }
+
+  /**
+   * Why {@code principal} may not do what {@code p} allows on {@code name}, as the
+   * PERMISSION_DENIED message; null if it may.
+   */
+  public static @Nullable String deny(Access access, Principal principal, Permission p, Name name) {
     return check(access, principal, p, name);
   }
 

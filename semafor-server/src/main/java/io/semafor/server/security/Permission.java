@@ -9,9 +9,15 @@ import java.util.Locale;
 public enum Permission {
   /** {@code get}, {@code inspect}, {@code list}, {@code watch}, and waiting for zero. */
   READ,
-  /** Taking permits: acquire, decrement, leases and their renewal, semop takes, WaitMany. */
+  /**
+   * Taking permits: acquire, decrement, leases, semop takes, WaitMany; renewing and releasing a
+   * lease one's own principal took (decision 0047).
+   */
   ACQUIRE,
-  /** Giving permits: increment, release, releasing a lease, semop adds. */
+  /**
+   * Giving permits: increment, release, semop adds; renewing or releasing any lease, whoever took
+   * it (decision 0047).
+   */
   RELEASE,
   /** Changing a semaphore itself: create, delete, set. */
   ADMIN,
