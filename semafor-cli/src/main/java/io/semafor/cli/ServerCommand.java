@@ -165,6 +165,11 @@ final class ServerCommand implements Callable<Integer> {
     return nodeId == null ? options.host() + ":" + options.port() : "this node's ports";
   }
 
+  /** What sets the client port, for messages: {@code --port}, or a cluster node's --peers. */
+  String clientPortOption() {
+    return nodeId == null ? "--port" : "its client port in --peers";
+  }
+
   /**
    * Mutual TLS between the members with this node's certificate, when it has one (the server's
    * options checked its files already); null for plaintext Raft.

@@ -153,7 +153,30 @@ class CliTest {
     assertThat(f.status()).isEqualTo(1);
     assertThat(f.err().strip())
         .isEqualTo(
-            "semafor server: cannot listen on 127.0.0.1:" + busy + ": Address already in use");
+            "semafor server: cannot listen on 127.0.0.1:"
+                + busy
+                + " (--port): Address already in use");
+  }
+
+  @Test
+  void aServerWhoseAdminPortIsInUseNamesThatPortAndItsOption() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      free = probe.getLocalPort();
+    }
+    try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int busy = taken.getLocalPort();
+      Finished f =
+          CliProcess.runRaw(
+              "server", "--port", Integer.toString(free), "--admin-port", Integer.toString(busy));
+      assertThat(f.status()).isEqualTo(1);
+      assertThat(f.err().strip().lines())
+          .singleElement()
+          .isEqualTo(
+              "semafor server: cannot listen on 127.0.0.1:"
+                  + busy
+                  + " (--admin-port): Address already in use");
+    }
   }
 
   @Test
