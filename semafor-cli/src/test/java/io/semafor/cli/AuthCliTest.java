@@ -158,6 +158,25 @@ class AuthCliTest {
   }
 
   @Test
+  void clusterStatusWithoutTheClusterPermissionNamesItInAnAlignedTableAndExitsOne()
+      throws Exception {
+    String[] bob = issue("bob");
+    start(List.of(entry(bob[1])), List.of(new AuthFile.Rule("bob", "", List.of("read"))));
+    CliProcess.Finished f =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", bob[0]), "cluster", "status", "--admin", admin());
+    assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(f.err().lines())
+        .singleElement()
+        .asString()
+        .startsWith("semafor: " + admin() + ": PERMISSION_DENIED: permission 'cluster' is needed")
+        .contains("bob does not have it");
+    List<String> table = f.out().lines().toList();
+    assertThat(table).hasSize(2);
+    assertThat(table.get(1).indexOf("refused")).isEqualTo(table.get(0).indexOf("ROLE"));
+  }
+
+  @Test
   void aServerProcessWritesRefusedCredentialsToItsAuditLog() throws Exception {
     Path file = dir.resolve("auth.json");
     Files.writeString(file, new AuthFile(List.of(entry(issue("alice")[1])), List.of()).toJson());
