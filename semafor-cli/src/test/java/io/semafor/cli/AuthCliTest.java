@@ -237,6 +237,16 @@ class AuthCliTest {
         CliProcess.runWithEnvironment(asAlice, "release", permit, "--server", address);
     assertThat(byIdAlone.status()).isEqualTo(ExitCodes.FAILED);
     assertThat(byIdAlone.err()).startsWith("semafor: PERMISSION_DENIED: name:");
+    CliProcess.Finished renewedByIdAlone =
+        CliProcess.runWithEnvironment(asAlice, "renew", permit, "1m", "--server", address);
+    assertThat(renewedByIdAlone.status()).isEqualTo(ExitCodes.FAILED);
+    for (CliProcess.Finished f : List.of(byIdAlone, renewedByIdAlone)) {
+      assertThat(f.err().lines())
+          .singleElement()
+          .asString()
+          .startsWith("semafor: PERMISSION_DENIED: name:")
+          .contains("; pass --semaphore NAME, the lease's semaphore");
+    }
     CliProcess.Finished named =
         CliProcess.runWithEnvironment(
             asAlice, "release", permit, "--semaphore", "jobs/x", "--server", address);
