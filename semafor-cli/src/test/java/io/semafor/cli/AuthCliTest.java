@@ -76,6 +76,57 @@ class AuthCliTest {
   }
 
   @Test
+  void authTokenOutWritesTheTokenToAFileOnlyItsOwnerCanReadAndPrintsTheEntryAlone()
+      throws Exception {
+    Path file = dir.resolve("alice.token");
+    CliProcess.Finished f = CliProcess.runRaw("auth", "token", "alice", "--out", file.toString());
+    assertThat(f.status()).as(f.err()).isZero();
+    assertThat(Files.getPosixFilePermissions(file))
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    String token = Files.readString(file);
+    assertThat(token).matches("smf\\.[^.\\s]+\\.[^.\\s]+\n");
+    assertThat(f.out().lines()).singleElement().asString().doesNotContain(token.strip());
+    AuthFile.TokenEntry entry = entry(f.out());
+    assertThat(entry.principal()).isEqualTo("alice");
+
+    String address =
+        start(List.of(entry), List.of(new AuthFile.Rule("alice", "", List.of("read", "admin"))));
+    CliProcess.Finished created =
+        CliProcess.run(address, "create", "printers", "2", "--token-file", file.toString());
+    assertThat(created.status()).as(created.err()).isZero();
+  }
+
+  @Test
+  void authTokenOutRefusesAnExistingFileUnlessForcedAndTheReplacementIsOwnerOnly()
+      throws Exception {
+    Path file = dir.resolve("ops.token");
+    Files.writeString(file, "keep me\n");
+    Files.setPosixFilePermissions(
+        file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    CliProcess.Finished refused =
+        CliProcess.runRaw("auth", "token", "ops", "--out", file.toString());
+    assertThat(refused.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(refused.err().strip())
+        .isEqualTo("semafor: --out " + file + ": exists; pass --force to replace it");
+    assertThat(refused.out()).isEmpty();
+    assertThat(Files.readString(file)).isEqualTo("keep me\n");
+
+    CliProcess.Finished forced =
+        CliProcess.runRaw("auth", "token", "ops", "--out", file.toString(), "--force", "--json");
+    assertThat(forced.status()).as(forced.err()).isZero();
+    assertThat(Files.readString(file)).startsWith("smf.");
+    assertThat(Files.getPosixFilePermissions(file))
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    com.fasterxml.jackson.databind.JsonNode json = JSON.readTree(forced.out());
+    assertThat(json.get("tokenFile").asText()).isEqualTo(file.toString());
+    assertThat(json.has("token")).isFalse();
+    assertThat(json.get("entry").get("principal").asText()).isEqualTo("ops");
+    try (var listing = Files.list(dir)) {
+      assertThat(listing.map(p -> p.getFileName().toString())).containsExactly("ops.token");
+    }
+  }
+
+  @Test
   void aClientCommandAuthenticatesWithTheTokenInTheEnvironmentOrAFile() throws Exception {
     String[] alice = issue("alice");
     String address =
