@@ -27,9 +27,10 @@ import picocli.CommandLine.Option;
     name = "server",
     description = {
       "Run a server in this process until Ctrl-C: a single node, or a cluster node.",
-      "Single node (default): state in memory, no external service. Cluster node: give",
-      "--node-id, --peers and --data-dir; the node listens on its own client and Raft ports",
-      "from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on /health.",
+      "Single node (default): state in memory, no external service. Cluster node: give"
+          + " --node-id, --peers and --data-dir; the node listens on its own client and Raft"
+          + " ports from --peers. Prometheus metrics on http://HOST:ADMIN_PORT/metrics, health on"
+          + " /health.",
       "Every option can also be set as SEMAFOR_<OPTION> in the environment or in --config FILE."
     },
     mixinStandardHelpOptions = true,

@@ -87,8 +87,9 @@ final class SnapshotCommand {
   @Command(
       name = "save",
       description = {
-        "Save a consistent snapshot of the whole state to FILE (written to FILE.part, then",
-        "renamed). In a cluster the leader takes it at a position in its log."
+        "Save a consistent snapshot of the whole state to FILE.",
+        "It is written to FILE.part, then renamed. In a cluster the leader takes it at a"
+            + " position in its log."
       },
       mixinStandardHelpOptions = true)
   static final class Save implements Callable<Integer> {
@@ -177,9 +178,10 @@ final class SnapshotCommand {
   @Command(
       name = "restore",
       description = {
-        "Seed a new cluster node's empty --data-dir from FILE; start the node with the same",
-        "--data-dir afterwards. Restore every node of a new cluster from the same file. For a",
-        "single in-memory node use `semafor server --restore FILE` instead."
+        "Seed a new cluster node's empty --data-dir from FILE.",
+        "Start the node with the same --data-dir afterwards. Restore every node of a new cluster"
+            + " from the same file. For a single in-memory node use `semafor server --restore"
+            + " FILE` instead."
       },
       mixinStandardHelpOptions = true)
   static final class Restore implements Callable<Integer> {
