@@ -1,5 +1,7 @@
 package io.semafor.cli;
 
+import static io.semafor.server.options.CommandLines.count;
+
 import io.semafor.client.SnapshotDownload;
 import io.semafor.core.Limits;
 import io.semafor.microraft.MicroRaftSeed;
@@ -151,12 +153,12 @@ final class SnapshotCommand {
       fields.put("server", result.server());
       output.result(
           "saved "
-              + h.semaphores()
-              + " semaphores, "
-              + h.sessions()
-              + " sessions ("
-              + h.fileBytes()
-              + " bytes, "
+              + count(h.semaphores(), "semaphore")
+              + ", "
+              + count(h.sessions(), "session")
+              + " ("
+              + count(h.fileBytes(), "byte")
+              + ", "
               + position(h)
               + ") from "
               + result.server()
@@ -295,10 +297,10 @@ final class SnapshotCommand {
                   + dataDir;
       output.result(
           "restored "
-              + h.semaphores()
-              + " semaphores, "
-              + h.sessions()
-              + " sessions ("
+              + count(h.semaphores(), "semaphore")
+              + ", "
+              + count(h.sessions(), "session")
+              + " ("
               + position(h)
               + ") into "
               + dataDir
@@ -329,12 +331,12 @@ final class SnapshotCommand {
           .result(
               file
                   + ": "
-                  + h.semaphores()
-                  + " semaphores, "
-                  + h.sessions()
-                  + " sessions, "
-                  + h.fileBytes()
-                  + " bytes, "
+                  + count(h.semaphores(), "semaphore")
+                  + ", "
+                  + count(h.sessions(), "session")
+                  + ", "
+                  + count(h.fileBytes(), "byte")
+                  + ", "
                   + position(h)
                   + ", revision "
                   + h.revision()

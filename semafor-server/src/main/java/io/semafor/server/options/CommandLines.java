@@ -89,6 +89,14 @@ public final class CommandLines {
         : message;
   }
 
+  /**
+   * {@code n} and the noun, singular for one: {@code 1 semaphore}, {@code 2 semaphores}, {@code 0
+   * sessions}. {@code noun} is the singular, made plural with an {@code s}.
+   */
+  public static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
   /** Whether the command line that ran asked for {@code --debug} on any of its commands. */
   public static boolean debug(CommandLine.ParseResult parsed) {
     for (CommandLine line : parsed.asCommandLineList()) {
