@@ -19,8 +19,8 @@ import picocli.CommandLine.Parameters;
       "Take exactly N permits (all or nothing). Exit 75 if it timed out.",
       "Plain: consumed, as by dec (give them back with inc).",
       "--hold: owned, kept until Ctrl-C or until this process dies (then back after the TTL).",
-      "--lease TTL: prints the permit id and fencing token and exits; back at the TTL unless",
-      "renewed (semafor renew) or released (semafor release) from any process."
+      "--lease TTL: prints the permit id and fencing token and exits; back at the TTL unless"
+          + " renewed (semafor renew) or released (semafor release) from any process."
     },
     mixinStandardHelpOptions = true)
 final class AcquireCommand extends ClientCommand {

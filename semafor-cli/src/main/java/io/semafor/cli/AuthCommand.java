@@ -9,6 +9,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,9 +37,11 @@ final class AuthCommand {
   @Command(
       name = "token",
       description = {
-        "Issue a token for PRINCIPAL. Prints the token (line 1: give it to the client, it is",
-        "shown only once) and the entry to add to the auth file's \"tokens\" (line 2: a salted",
-        "hash, never the token). Runs locally; talks to no server."
+        "Issue a token for PRINCIPAL.",
+        "Prints the token (line 1: give it to the client, it is shown only once) and the entry"
+            + " to add to the auth file's \"tokens\" (line 2: a salted hash, never the token). With"
+            + " --out FILE the token goes into FILE instead, readable by its owner only, and the"
+            + " entry alone is printed. Runs locally; talks to no server."
       },
       mixinStandardHelpOptions = true)
   static final class Token implements Callable<Integer> {
@@ -50,6 +55,19 @@ final class AuthCommand {
         description = "Stop working this long from now (e.g. 90d). Default: never.")
     @Nullable Duration expiresIn;
 
+    @Option(
+        names = "--out",
+        paramLabel = "FILE",
+        description =
+            "Write the token to FILE, created with mode 0600 (its owner may read it, no one"
+                + " else), instead of printing it. An existing FILE is refused unless --force.")
+    @Nullable Path out;
+
+    @Option(
+        names = "--force",
+        description = "With --out: replace FILE if it exists (by a new file of mode 0600).")
+    boolean force;
+
     @Option(names = "--json", description = "Print one JSON object instead of text.")
     boolean json;
 
@@ -60,14 +78,34 @@ final class AuthCommand {
       if (principal.isBlank()) {
         throw new ServerOptions.BadOption("PRINCIPAL: must not be blank", null);
       }
+      Path file = out;
+      if (force && file == null) {
+        throw new ServerOptions.BadOption("--force: only with --out FILE", null);
+      }
+      if (file != null && !force && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+        throw new ServerOptions.BadOption(
+            "--out " + file + ": exists; pass --force to replace it", null);
+      }
       Duration d = expiresIn;
       Instant expires = d == null ? null : Instant.now().plus(d);
       Tokens.Issued issued = Tokens.issue(principal, expires, new SecureRandom());
       Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       String entry = AuthFile.toJson(issued.entry());
-      output.result(
-          issued.token() + "\n" + entry,
-          Output.fields("token", issued.token(), "entry", issued.entry()));
+      if (file == null) {
+        output.result(
+            issued.token() + "\n" + entry,
+            Output.fields("token", issued.token(), "entry", issued.entry()));
+        return ExitCodes.OK;
+      }
+      try {
+        SecretFiles.write(file, issued.token() + "\n", force);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        throw new ServerOptions.BadOption(
+            "--out " + file + ": exists; pass --force to replace it", e);
+      } catch (IOException e) {
+        throw new ServerOptions.BadOption("--out " + file + ": cannot write it: " + e, e);
+      }
+      output.result(entry, Output.fields("tokenFile", file.toString(), "entry", issued.entry()));
       return ExitCodes.OK;
     }
   }
@@ -75,11 +113,12 @@ final class AuthCommand {
   @Command(
       name = "reload",
       description = {
-        "Make each node read its auth file again (POST /auth/reload on its admin port; needs",
-        "the cluster permission). A file that does not parse leaves that node's rules as they",
-        "were. Connections whose token was revoked or expired are closed; watches and waiting",
-        "requests the new rules no longer allow are ended. Exit 0 if every node reloaded, 1 if",
-        "one refused, 3 if one could not be reached."
+        "Make each node read its auth file again.",
+        "POST /auth/reload on each admin port; needs the cluster permission. A file that does"
+            + " not parse leaves that node's rules as they were. Connections whose token was"
+            + " revoked or expired are closed; watches and waiting requests the new rules no"
+            + " longer allow are ended. Exit 0 if every node reloaded, 1 if one refused, 3 if one"
+            + " could not be reached."
       },
       mixinStandardHelpOptions = true)
   static final class Reload implements Callable<Integer> {

@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
     name = "bench",
     description = {
       "Run the load generator against a running server and print its table.",
-      "W1 uncontended (permits = clients), W2 contended (4 permits), W3 handoff (2 clients);",
-      "see docs/benchmarks.md."
+      "W1 uncontended (permits = clients), W2 contended (4 permits), W3 handoff (2 clients);"
+          + " see docs/benchmarks.md."
     },
     mixinStandardHelpOptions = true)
 final class BenchCommand extends ClientCommand {

@@ -133,16 +133,17 @@ final class ClusterCommand {
   @Command(
       name = "add",
       description = {
-        "Add a member through Raft reconfiguration. Start the new node first with",
-        "`semafor server --join`; the leader brings it up to date (log or snapshot) before the",
-        "change commits. One member at a time. Exit 0 with the members after the change."
+        "Add a member through Raft reconfiguration.",
+        "Start the new node first with `semafor server --join`; the leader brings it up to date"
+            + " (log or snapshot) before the change commits. One member at a time. Exit 0 with the"
+            + " members after the change."
       },
       mixinStandardHelpOptions = true)
   static final class Add extends MembershipChange {
     @Parameters(
         index = "0",
         paramLabel = "ID=HOST:CLIENT_PORT:RAFT_PORT",
-        description = "The new member, written as in --peers.")
+        description = "The new member, written as in `semafor server --peers`.")
     String member = "";
 
     @Override
@@ -155,8 +156,9 @@ final class ClusterCommand {
   @Command(
       name = "remove",
       description = {
-        "Remove a member through Raft reconfiguration. A removed leader steps down; the",
-        "removed node serves no one and can then be stopped. Exit 0 with the members after."
+        "Remove a member through Raft reconfiguration.",
+        "A removed leader steps down; the removed node serves no one and can then be stopped."
+            + " Exit 0 with the members after."
       },
       mixinStandardHelpOptions = true)
   static final class Remove extends MembershipChange {
@@ -174,9 +176,11 @@ final class ClusterCommand {
   @Command(
       name = "status",
       description = {
-        "Show every member: its role, whom it takes for leader, the term, commit and applied",
-        "index, from each node's admin endpoint. Exit 3 if no node answers, 1 if one refused",
-        "the credentials (a token with the cluster permission is needed when they authenticate)."
+        "Show every member's role, leader, term, commit and applied index.",
+        "Each node answers for itself on its admin endpoint; a node that authenticates wants a"
+            + " token with the cluster permission. Exit 0 if every node answered; else each one"
+            + " that did not is named on stderr, and the exit status is 1 if one refused the"
+            + " credentials, 3 if one could not be reached."
       },
       mixinStandardHelpOptions = true)
   static final class Status implements Callable<Integer> {
@@ -184,7 +188,7 @@ final class ClusterCommand {
         names = "--admin",
         paramLabel = "HOST:PORT,...",
         required = true,
-        description = "Each node's admin address (its --admin-port).")
+        description = "Each node's admin address (its `semafor server --admin-port`).")
     String admin = "";
 
     @Option(names = "--json", description = "Print one JSON object instead of text.")
@@ -199,18 +203,20 @@ final class ClusterCommand {
     public Integer call() throws InterruptedException {
       HttpClient http = http(tls);
       List<Map<String, Object>> members = new ArrayList<>();
-      int answered = 0;
+      List<String> problems = new ArrayList<>();
       int refused = 0;
+      int unreachable = 0;
       String token = credentials.token();
       for (String address : admin.split(",", -1)) {
+        String where = address.trim();
         Map<String, Object> row = new LinkedHashMap<>();
-        row.put("admin", address.trim());
+        row.put("admin", where);
         try {
           String body =
               http.send(
                       authorized(
                               HttpRequest.newBuilder(
-                                  URI.create(scheme(tls) + "://" + address.trim() + "/cluster")),
+                                  URI.create(scheme(tls) + "://" + where + "/cluster")),
                               token)
                           .timeout(Duration.ofSeconds(3))
                           .build(),
@@ -219,41 +225,61 @@ final class ClusterCommand {
           @SuppressWarnings("unchecked")
           Map<String, Object> status = JSON.readValue(body, Map.class);
           if (status.containsKey("error")) {
-            // 401/403: the node answered but refused these credentials
-            row.put("role", "refused: " + status.get("error"));
+            // 401/403: the node answered but refused these credentials; its message names the
+            // permission it wants and the principal it saw
+            row.put("role", "refused");
+            row.put("error", String.valueOf(status.get("error")));
+            row.put("message", String.valueOf(status.getOrDefault("message", "")));
+            problems.add(where + ": " + row.get("error") + ": " + row.get("message"));
             refused++;
           } else {
             row.putAll(status);
-            answered++;
           }
         } catch (IOException | IllegalArgumentException e) {
           row.put("role", "unreachable");
+          row.put("error", "UNAVAILABLE");
+          String why =
+              e.getMessage() == null
+                  ? e.getClass().getSimpleName()
+                  : e.getClass().getSimpleName() + ": " + e.getMessage();
+          row.put("message", "no answer from its admin endpoint (" + why + ")");
+          problems.add(where + ": UNAVAILABLE: " + row.get("message"));
+          unreachable++;
         }
         members.add(row);
       }
-      Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
-      StringBuilder text = new StringBuilder();
-      text.append(
-          String.format(
-              "%-22s %-6s %-12s %-8s %6s %12s %12s",
-              "admin", "node", "role", "leader", "term", "commit", "applied"));
+      List<String[]> table = new ArrayList<>();
+      table.add(new String[] {"ADMIN", "NODE", "ROLE", "LEADER", "TERM", "COMMIT", "APPLIED"});
       for (Map<String, Object> m : members) {
-        text.append(
-            String.format(
-                "%n%-22s %-6s %-12s %-8s %6s %12s %12s",
-                m.get("admin"),
-                m.getOrDefault("node", "?"),
-                m.get("role"),
-                m.getOrDefault("leader", "?"),
-                m.getOrDefault("term", "?"),
-                m.getOrDefault("commitIndex", "?"),
-                m.getOrDefault("appliedIndex", "?")));
+        table.add(
+            new String[] {
+              String.valueOf(m.get("admin")),
+              cell(m, "node"),
+              cell(m, "role"),
+              cell(m, "leader"),
+              cell(m, "term"),
+              cell(m, "commitIndex"),
+              cell(m, "appliedIndex")
+            });
       }
-      output.result(text.toString(), Output.fields("members", members));
+      Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
+      output.result(Tables.format(table), Output.fields("members", members));
+      if (!json) {
+        for (String problem : problems) {
+          spec.commandLine().getErr().println("semafor: " + problem);
+        }
+        spec.commandLine().getErr().flush();
+      }
       if (refused > 0) {
         return ExitCodes.FAILED; // a node refused these credentials: the table is incomplete
       }
-      return answered == 0 ? ExitCodes.UNREACHABLE : ExitCodes.OK;
+      return unreachable > 0 ? ExitCodes.UNREACHABLE : ExitCodes.OK;
+    }
+
+    /** A field of a member's status for the table: {@code -} when the node did not give it. */
+    private static String cell(Map<String, Object> member, String key) {
+      Object value = member.get(key);
+      return value == null || String.valueOf(value).isEmpty() ? "-" : String.valueOf(value);
     }
   }
 }

@@ -16,9 +16,9 @@ import picocli.CommandLine.Parameters;
     name = "inspect",
     description = {
       "Show a semaphore in full: its queue, holders and leases.",
-      "The queue in arrival order (each waiter's session, kind and amount), holders with what",
-      "they own and their slots, and leases with their ages. Long lists are read page by page;",
-      "--limit shows only the first N of each."
+      "The queue in arrival order (each waiter's session, kind and amount), holders with what"
+          + " they own and their slots, and leases with their ages. Long lists are read page by"
+          + " page; --limit shows only the first N of each."
     },
     mixinStandardHelpOptions = true)
 final class InspectCommand extends ClientCommand {

@@ -12,8 +12,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "list",
     description = {
-      "Print the semaphores (whose names start with PREFIX) as a table, sorted by name: value,",
-      "capacity (- for none), waiters, holders (sessions owning permits) and leases."
+      "Print the semaphores as a table, sorted by name.",
+      "With PREFIX, only those whose names start with it. Columns: value, capacity (- for"
+          + " none), waiters, holders (sessions owning permits) and leases."
     },
     mixinStandardHelpOptions = true)
 final class ListCommand extends ClientCommand {

@@ -129,10 +129,9 @@ public final class Main {
     }
     if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
-          "semafor server: cannot listen on "
-              + server.listenAddress()
-              + ": "
-              + CommandLines.rootMessage(e));
+          "semafor server: "
+              + CommandLines.cannotListenMessage(
+                  e, server.clientPortOption(), server.listenAddress()));
       return ExitCodes.FAILED;
     }
     if (e instanceof InterruptedException) {

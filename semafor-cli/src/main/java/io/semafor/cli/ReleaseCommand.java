@@ -17,7 +17,12 @@ final class ReleaseCommand extends ClientCommand {
 
   @Override
   int run(SemaforClient client, Output output) {
-    boolean released = client.lease(semaphore.name, permitId).release();
+    boolean released;
+    try {
+      released = client.lease(semaphore.name, permitId).release();
+    } catch (io.semafor.client.SemaforException e) {
+      throw semaphore.explain(e);
+    }
     if (!released) {
       throw new io.semafor.client.SemaforException(
           io.semafor.client.ErrorCode.NOT_FOUND,

@@ -22,7 +22,12 @@ final class RenewCommand extends ClientCommand {
 
   @Override
   int run(SemaforClient client, Output output) {
-    Duration left = client.lease(semaphore.name, permitId).renew(ttl);
+    Duration left;
+    try {
+      left = client.lease(semaphore.name, permitId).renew(ttl);
+    } catch (io.semafor.client.SemaforException e) {
+      throw semaphore.explain(e);
+    }
     output.result(
         "lease " + permitId + " ends in " + Parsing.show(left),
         Output.fields("permitId", permitId, "expiresInMillis", left.toMillis()));

@@ -18,9 +18,9 @@ import picocli.CommandLine.ScopeType;
     versionProvider = Version.class,
     footer = {
       "",
-      "Exit status: 0 success, 1 operation failed (the message names the error code),",
-      "2 usage error, 3 cannot reach the server, 4 run lost its permits, 75 timed out,",
-      "126/127 run could not execute/find the command, 128+N run was stopped by signal N."
+      "Exit status: 0 success, 1 operation failed (the message names the error code), 2 usage"
+          + " error, 3 cannot reach the server, 4 run lost its permits, 75 timed out, 126/127 run"
+          + " could not execute/find the command, 128+N run was stopped by signal N."
     })
 final class SemaforCommand {
   @Option(

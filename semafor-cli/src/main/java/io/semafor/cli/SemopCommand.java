@@ -15,8 +15,9 @@ import picocli.CommandLine.Parameters;
     name = "semop",
     description = {
       "Apply NAME:DELTA terms atomically, all or none (SysV semop).",
-      "A negative delta takes, a positive one adds, 0 waits for zero. Exit 75 if it timed out;",
-      "with --nowait a term that would wait fails the whole semop with WOULD_BLOCK (exit 1)."
+      "A negative delta takes, a positive one adds, 0 waits for zero. Exit 75 if it timed out;"
+          + " with --nowait a term that would wait fails the whole semop with WOULD_BLOCK (exit"
+          + " 1)."
     },
     mixinStandardHelpOptions = true)
 final class SemopCommand extends ClientCommand {

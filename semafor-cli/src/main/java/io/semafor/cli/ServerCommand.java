@@ -27,11 +27,11 @@ import picocli.CommandLine.Option;
     name = "server",
     description = {
       "Run a server in this process until Ctrl-C: a single node, or a cluster node.",
-      "Single node (default): state in memory, no external service. With --data-dir alone: a",
-      "durable single node, a one-member cluster that keeps its state in DIR (Raft port",
-      "--port + 100). Cluster node: give --node-id, --peers and --data-dir; the node listens on",
-      "its own client and Raft ports from --peers. Prometheus metrics on",
-      "http://HOST:ADMIN_PORT/metrics, health on /health.",
+      "Single node (default): state in memory, no external service. With --data-dir alone: a"
+          + " durable single node, a one-member cluster that keeps its state in DIR (Raft port"
+          + " --port + 100). Cluster node: give --node-id, --peers and --data-dir; the node"
+          + " listens on its own client and Raft ports from --peers. Prometheus metrics on"
+          + " http://HOST:ADMIN_PORT/metrics, health on /health.",
       "Every option can also be set as SEMAFOR_<OPTION> in the environment or in --config FILE."
     },
     mixinStandardHelpOptions = true,
@@ -194,6 +194,11 @@ final class ServerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw usage(String.valueOf(e.getMessage()));
     }
+  }
+
+  /** What sets the client port, for messages: {@code --port}, or a cluster node's --peers. */
+  String clientPortOption() {
+    return peers == null ? "--port" : "its client port in --peers";
   }
 
   /**

@@ -3,6 +3,7 @@ package io.semafor.cli;
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.client.internal.TlsMismatch;
 import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.Durations;
 import java.time.Duration;
@@ -80,13 +81,27 @@ final class ServerOptions {
     private static final long serialVersionUID = 1L;
 
     Unreachable(String server, Throwable cause) {
-      super(
-          "cannot reach a Semafor server at "
-              + server
-              + " ("
-              + CommandLines.rootMessage(cause)
-              + ")",
-          cause);
+      super(message(server, cause), cause);
+    }
+
+    private static String message(String server, Throwable cause) {
+      for (Throwable t = cause; t != null; t = t.getCause()) {
+        if (t instanceof TlsMismatch mismatch) {
+          return "cannot reach a Semafor server at "
+              + mismatch.address()
+              + ": "
+              + (mismatch.serverSpeaksTls()
+                  ? "it speaks TLS; pass --tls-ca FILE, the CA of its certificate (or set"
+                      + " SEMAFOR_TLS_CA)"
+                  : "it does not speak TLS; connect without --tls-ca, --tls-cert and --tls-key"
+                      + " (nor SEMAFOR_TLS_*), or start it with --tls-cert and --tls-key");
+        }
+      }
+      return "cannot reach a Semafor server at "
+          + server
+          + " ("
+          + CommandLines.rootMessage(cause)
+          + ")";
     }
   }
 }

@@ -18,10 +18,10 @@ final class SessionCommand {
   @Command(
       name = "list",
       description = {
-        "Print every live session: its id, client (name, host, PID as the client reported them),",
-        "TTL, age, time since its last request, and how many semaphores it holds permits on,",
-        "requests it has waiting and replies it has not acknowledged. This command's own",
-        "session is among them."
+        "Print every live session.",
+        "Its id, client (name, host, PID as the client reported them), TTL, age, time since its"
+            + " last request, and how many semaphores it holds permits on, requests it has waiting"
+            + " and replies it has not acknowledged. This command's own session is among them."
       },
       mixinStandardHelpOptions = true)
   static final class ListSessions extends ClientCommand {
@@ -76,9 +76,10 @@ final class SessionCommand {
   @Command(
       name = "end",
       description = {
-        "End session ID now, as its TTL passing would: its waiting requests fail, what it owned",
-        "goes back to its semaphores, its client is told. For a holder that died with a long TTL.",
-        "Leases it was given outlive it, as always (release them with `release --lease`)."
+        "End session ID now, as its TTL passing would.",
+        "Its waiting requests fail, what it owned goes back to its semaphores, its client is"
+            + " told. For a holder that died with a long TTL. Leases it was given outlive it, as"
+            + " always: end one with `semafor release PERMIT_ID --semaphore NAME`."
       },
       mixinStandardHelpOptions = true)
   static final class End extends ClientCommand {

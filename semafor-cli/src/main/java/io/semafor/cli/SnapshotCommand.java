@@ -1,5 +1,7 @@
 package io.semafor.cli;
 
+import static io.semafor.server.options.CommandLines.count;
+
 import io.semafor.client.SnapshotDownload;
 import io.semafor.core.Limits;
 import io.semafor.microraft.MicroRaftSeed;
@@ -87,8 +89,9 @@ final class SnapshotCommand {
   @Command(
       name = "save",
       description = {
-        "Save a consistent snapshot of the whole state to FILE (written to FILE.part, then",
-        "renamed). In a cluster the leader takes it at a position in its log."
+        "Save a consistent snapshot of the whole state to FILE.",
+        "It is written to FILE.part, then renamed. In a cluster the leader takes it at a"
+            + " position in its log."
       },
       mixinStandardHelpOptions = true)
   static final class Save implements Callable<Integer> {
@@ -150,12 +153,12 @@ final class SnapshotCommand {
       fields.put("server", result.server());
       output.result(
           "saved "
-              + h.semaphores()
-              + " semaphores, "
-              + h.sessions()
-              + " sessions ("
-              + h.fileBytes()
-              + " bytes, "
+              + count(h.semaphores(), "semaphore")
+              + ", "
+              + count(h.sessions(), "session")
+              + " ("
+              + count(h.fileBytes(), "byte")
+              + ", "
               + position(h)
               + ") from "
               + result.server()
@@ -177,9 +180,10 @@ final class SnapshotCommand {
   @Command(
       name = "restore",
       description = {
-        "Seed a new cluster node's empty --data-dir from FILE; start the node with the same",
-        "--data-dir afterwards. Restore every node of a new cluster from the same file. For a",
-        "single in-memory node use `semafor server --restore FILE` instead."
+        "Seed a new cluster node's empty --data-dir from FILE.",
+        "Start the node with the same --data-dir afterwards. Restore every node of a new cluster"
+            + " from the same file. For a single in-memory node use `semafor server --restore"
+            + " FILE` instead."
       },
       mixinStandardHelpOptions = true)
   static final class Restore implements Callable<Integer> {
@@ -293,10 +297,10 @@ final class SnapshotCommand {
                   + dataDir;
       output.result(
           "restored "
-              + h.semaphores()
-              + " semaphores, "
-              + h.sessions()
-              + " sessions ("
+              + count(h.semaphores(), "semaphore")
+              + ", "
+              + count(h.sessions(), "session")
+              + " ("
               + position(h)
               + ") into "
               + dataDir
@@ -327,12 +331,12 @@ final class SnapshotCommand {
           .result(
               file
                   + ": "
-                  + h.semaphores()
-                  + " semaphores, "
-                  + h.sessions()
-                  + " sessions, "
-                  + h.fileBytes()
-                  + " bytes, "
+                  + count(h.semaphores(), "semaphore")
+                  + ", "
+                  + count(h.sessions(), "session")
+                  + ", "
+                  + count(h.fileBytes(), "byte")
+                  + ", "
                   + position(h)
                   + ", revision "
                   + h.revision()

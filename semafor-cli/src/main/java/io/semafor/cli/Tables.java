@@ -42,9 +42,14 @@ final class Tables {
     return b.toString();
   }
 
-  /** Digits, maybe signed, maybe with a unit or a mark after them: 12, -3, 1.500s, 7*. */
+  /**
+   * Digits, maybe signed, maybe with a decimal part and a unit or a mark after them: 12, -3,
+   * 1.500s, 7*. Not an address that starts with digits ({@code 127.0.0.1:7401}): that is text.
+   */
   private static boolean isNumber(String cell) {
-    int start = cell.charAt(0) == '-' ? 1 : 0;
-    return cell.length() > start && Character.isDigit(cell.charAt(start));
+    return NUMBER.matcher(cell).matches();
   }
+
+  private static final java.util.regex.Pattern NUMBER =
+      java.util.regex.Pattern.compile("-?\\d+(\\.\\d+)?[a-zA-Z%*]*");
 }

@@ -16,11 +16,11 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "watch",
     description = {
-      "Print a semaphore's state, then a line for every change, pushed by the server, until",
-      "Ctrl-C. A change is in the value, queue, holders or leases, and says the revision that",
-      "made it. With --prefix, every semaphore whose name starts with NAME (\"\" for all).",
-      "After a reconnect each semaphore that changed meanwhile is printed once, at its latest",
-      "state. With --json, one object per line."
+      "Print a semaphore's state, then a line for every change until Ctrl-C.",
+      "The server pushes each change (in the value, queue, holders or leases) with the revision"
+          + " that made it. With --prefix, every semaphore whose name starts with NAME (\"\" for"
+          + " all). After a reconnect each semaphore that changed meanwhile is printed once, at"
+          + " its latest state. With --json, one object per line."
     },
     mixinStandardHelpOptions = true)
 final class WatchCommand extends ClientCommand {

@@ -76,6 +76,57 @@ class AuthCliTest {
   }
 
   @Test
+  void authTokenOutWritesTheTokenToAFileOnlyItsOwnerCanReadAndPrintsTheEntryAlone()
+      throws Exception {
+    Path file = dir.resolve("alice.token");
+    CliProcess.Finished f = CliProcess.runRaw("auth", "token", "alice", "--out", file.toString());
+    assertThat(f.status()).as(f.err()).isZero();
+    assertThat(Files.getPosixFilePermissions(file))
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    String token = Files.readString(file);
+    assertThat(token).matches("smf\\.[^.\\s]+\\.[^.\\s]+\n");
+    assertThat(f.out().lines()).singleElement().asString().doesNotContain(token.strip());
+    AuthFile.TokenEntry entry = entry(f.out());
+    assertThat(entry.principal()).isEqualTo("alice");
+
+    String address =
+        start(List.of(entry), List.of(new AuthFile.Rule("alice", "", List.of("read", "admin"))));
+    CliProcess.Finished created =
+        CliProcess.run(address, "create", "printers", "2", "--token-file", file.toString());
+    assertThat(created.status()).as(created.err()).isZero();
+  }
+
+  @Test
+  void authTokenOutRefusesAnExistingFileUnlessForcedAndTheReplacementIsOwnerOnly()
+      throws Exception {
+    Path file = dir.resolve("ops.token");
+    Files.writeString(file, "keep me\n");
+    Files.setPosixFilePermissions(
+        file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    CliProcess.Finished refused =
+        CliProcess.runRaw("auth", "token", "ops", "--out", file.toString());
+    assertThat(refused.status()).isEqualTo(ExitCodes.USAGE);
+    assertThat(refused.err().strip())
+        .isEqualTo("semafor: --out " + file + ": exists; pass --force to replace it");
+    assertThat(refused.out()).isEmpty();
+    assertThat(Files.readString(file)).isEqualTo("keep me\n");
+
+    CliProcess.Finished forced =
+        CliProcess.runRaw("auth", "token", "ops", "--out", file.toString(), "--force", "--json");
+    assertThat(forced.status()).as(forced.err()).isZero();
+    assertThat(Files.readString(file)).startsWith("smf.");
+    assertThat(Files.getPosixFilePermissions(file))
+        .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    com.fasterxml.jackson.databind.JsonNode json = JSON.readTree(forced.out());
+    assertThat(json.get("tokenFile").asText()).isEqualTo(file.toString());
+    assertThat(json.has("token")).isFalse();
+    assertThat(json.get("entry").get("principal").asText()).isEqualTo("ops");
+    try (var listing = Files.list(dir)) {
+      assertThat(listing.map(p -> p.getFileName().toString())).containsExactly("ops.token");
+    }
+  }
+
+  @Test
   void aClientCommandAuthenticatesWithTheTokenInTheEnvironmentOrAFile() throws Exception {
     String[] alice = issue("alice");
     String address =
@@ -158,6 +209,25 @@ class AuthCliTest {
   }
 
   @Test
+  void clusterStatusWithoutTheClusterPermissionNamesItInAnAlignedTableAndExitsOne()
+      throws Exception {
+    String[] bob = issue("bob");
+    start(List.of(entry(bob[1])), List.of(new AuthFile.Rule("bob", "", List.of("read"))));
+    CliProcess.Finished f =
+        CliProcess.runWithEnvironment(
+            Map.of("SEMAFOR_TOKEN", bob[0]), "cluster", "status", "--admin", admin());
+    assertThat(f.status()).isEqualTo(ExitCodes.FAILED);
+    assertThat(f.err().lines())
+        .singleElement()
+        .asString()
+        .startsWith("semafor: " + admin() + ": PERMISSION_DENIED: permission 'cluster' is needed")
+        .contains("bob does not have it");
+    List<String> table = f.out().lines().toList();
+    assertThat(table).hasSize(2);
+    assertThat(table.get(1).indexOf("refused")).isEqualTo(table.get(0).indexOf("ROLE"));
+  }
+
+  @Test
   void aServerProcessWritesRefusedCredentialsToItsAuditLog() throws Exception {
     Path file = dir.resolve("auth.json");
     Files.writeString(file, new AuthFile(List.of(entry(issue("alice")[1])), List.of()).toJson());
@@ -218,6 +288,16 @@ class AuthCliTest {
         CliProcess.runWithEnvironment(asAlice, "release", permit, "--server", address);
     assertThat(byIdAlone.status()).isEqualTo(ExitCodes.FAILED);
     assertThat(byIdAlone.err()).startsWith("semafor: PERMISSION_DENIED: name:");
+    CliProcess.Finished renewedByIdAlone =
+        CliProcess.runWithEnvironment(asAlice, "renew", permit, "1m", "--server", address);
+    assertThat(renewedByIdAlone.status()).isEqualTo(ExitCodes.FAILED);
+    for (CliProcess.Finished f : List.of(byIdAlone, renewedByIdAlone)) {
+      assertThat(f.err().lines())
+          .singleElement()
+          .asString()
+          .startsWith("semafor: PERMISSION_DENIED: name:")
+          .contains("; pass --semaphore NAME, the lease's semaphore");
+    }
     CliProcess.Finished named =
         CliProcess.runWithEnvironment(
             asAlice, "release", permit, "--semaphore", "jobs/x", "--server", address);

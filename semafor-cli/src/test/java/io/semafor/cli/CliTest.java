@@ -153,7 +153,30 @@ class CliTest {
     assertThat(f.status()).isEqualTo(1);
     assertThat(f.err().strip())
         .isEqualTo(
-            "semafor server: cannot listen on 127.0.0.1:" + busy + ": Address already in use");
+            "semafor server: cannot listen on 127.0.0.1:"
+                + busy
+                + " (--port): Address already in use");
+  }
+
+  @Test
+  void aServerWhoseAdminPortIsInUseNamesThatPortAndItsOption() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      free = probe.getLocalPort();
+    }
+    try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int busy = taken.getLocalPort();
+      Finished f =
+          CliProcess.runRaw(
+              "server", "--port", Integer.toString(free), "--admin-port", Integer.toString(busy));
+      assertThat(f.status()).isEqualTo(1);
+      assertThat(f.err().strip().lines())
+          .singleElement()
+          .isEqualTo(
+              "semafor server: cannot listen on 127.0.0.1:"
+                  + busy
+                  + " (--admin-port): Address already in use");
+    }
   }
 
   @Test
@@ -443,6 +466,34 @@ class CliTest {
     assertThat(
             CliProcess.runRaw("cluster", "status", "--admin", "127.0.0.1:" + closedPort).status())
         .isEqualTo(3);
+  }
+
+  @Test
+  void clusterStatusExitsThreeNamingEachMemberThatDoesNotAnswer() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    try (EmbeddedSemafor node =
+        EmbeddedSemafor.start(io.semafor.server.ServerConfig.builder().port(0).adminPort(0))) {
+      int adminPort = java.util.Objects.requireNonNull(node.server().adminAddress()).getPort();
+      String up = "127.0.0.1:" + adminPort;
+      String down = "127.0.0.1:" + closedPort;
+      Finished status = CliProcess.runRaw("cluster", "status", "--admin", up + "," + down);
+      assertThat(status.status()).isEqualTo(ExitCodes.UNREACHABLE);
+      assertThat(status.err().lines())
+          .singleElement()
+          .asString()
+          .startsWith("semafor: " + down + ": UNAVAILABLE: no answer from its admin endpoint");
+      List<String> table = status.out().lines().toList();
+      assertThat(table).hasSize(3);
+      assertThat(table.get(1)).startsWith(up).contains("leader");
+      assertThat(table.get(2)).startsWith(down).contains("unreachable");
+      // aligned: every row's role starts where the header's ROLE does
+      int role = table.get(0).indexOf("ROLE");
+      assertThat(table.get(1).indexOf("leader")).isEqualTo(role);
+      assertThat(table.get(2).indexOf("unreachable")).isEqualTo(role);
+    }
   }
 
   @Test

@@ -81,7 +81,7 @@ class SnapshotCliTest {
             "ratis");
     assertThat(restore.status()).as(restore.err()).isZero();
     // contains: without the jar's logback.xml, the test classpath logs Ratis on stdout too
-    assertThat(restore.out()).contains("restored 2 semaphores, 1 sessions (single node)");
+    assertThat(restore.out()).contains("restored 2 semaphores, 1 session (single node)");
     Finished again =
         CliProcess.runRaw(
             "snapshot",
@@ -164,7 +164,7 @@ class SnapshotCliTest {
               peers);
       assertThat(restore.status()).as(restore.err()).isZero();
       assertThat(restore.out())
-          .contains("restored 2 semaphores, 1 sessions (single node)")
+          .contains("restored 2 semaphores, 1 session (single node)")
           .contains("start it with: semafor server --node-id " + id);
     }
     for (String id : List.of("n1", "n2", "n3")) {

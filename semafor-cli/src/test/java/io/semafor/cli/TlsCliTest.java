@@ -60,7 +60,29 @@ class TlsCliTest {
     String address = start(TestPki.create(dir, "ca"), null);
     CliProcess.Finished f = CliProcess.run(address, "create", "printers", "3");
     assertThat(f.status()).isEqualTo(ExitCodes.UNREACHABLE);
-    assertThat(f.err()).startsWith("semafor: UNAVAILABLE").doesNotContain("\tat ");
+    assertThat(f.err().strip())
+        .isEqualTo(
+            "semafor: UNAVAILABLE: cannot reach a Semafor server at "
+                + address
+                + ": it speaks TLS; pass --tls-ca FILE, the CA of its certificate (or set"
+                + " SEMAFOR_TLS_CA)");
+  }
+
+  @Test
+  void aTlsClientCommandAgainstAPlaintextServerIsToldItDoesNotSpeakTls() throws Exception {
+    TestPki pki = TestPki.create(dir, "ca");
+    SemaforServer plaintext = SemaforServer.start(ServerConfig.builder().port(0).build());
+    server = plaintext;
+    String address = "127.0.0.1:" + plaintext.address().getPort();
+    CliProcess.Finished f =
+        CliProcess.run(address, "create", "printers", "3", "--tls-ca", pki.caFile().toString());
+    assertThat(f.status()).isEqualTo(ExitCodes.UNREACHABLE);
+    assertThat(f.err().strip())
+        .isEqualTo(
+            "semafor: UNAVAILABLE: cannot reach a Semafor server at "
+                + address
+                + ": it does not speak TLS; connect without --tls-ca, --tls-cert and --tls-key"
+                + " (nor SEMAFOR_TLS_*), or start it with --tls-cert and --tls-key");
   }
 
   @Test

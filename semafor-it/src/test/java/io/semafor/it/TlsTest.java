@@ -118,7 +118,16 @@ class TlsTest {
     start(null, null);
     assertThatThrownBy(() -> connect(null))
         .isInstanceOfSatisfying(
-            SemaforException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+            SemaforException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+              assertThat(e)
+                  .hasMessageContaining(
+                      "the server at "
+                          + address()
+                          + " speaks TLS and this client connected in"
+                          + " plain text");
+            });
     assertServesTlsClientsAndNothingChanged(trusting(pki));
   }
 

@@ -79,12 +79,9 @@ public final class Main implements Callable<Integer> {
     }
     if (CommandLines.cannotListen(e) && line.getCommand() instanceof Main main) {
       err.println(
-          "semafor-server: cannot listen on "
-              + main.options.host()
-              + ":"
-              + main.options.port()
-              + ": "
-              + CommandLines.rootMessage(e));
+          "semafor-server: "
+              + CommandLines.cannotListenMessage(
+                  e, "--port", main.options.host() + ":" + main.options.port()));
       return 1;
     }
     err.println(

@@ -25,7 +25,6 @@ import io.semafor.replication.Replicator;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.AuthFile;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -158,7 +157,7 @@ public final class SemaforServer implements AutoCloseable {
                             new Connection(replicator, sessions, quota, caps, config, edge));
                   }
                 });
-    this.listener = bootstrap.bind(config.host(), config.port()).sync().channel();
+    this.listener = bind(bootstrap);
     if (config.insecure()) {
       log.warn(
           "INSECURE: started with --insecure; whoever reaches {}:{} may read and change every"
@@ -236,14 +235,39 @@ public final class SemaforServer implements AutoCloseable {
             });
   }
 
+  /**
+   * Binds the client port.
+   *
+   * @throws ListenFailed naming the client port if it cannot be bound
+   */
+  private Channel bind(ServerBootstrap bootstrap) throws InterruptedException {
+    try {
+      return bootstrap.bind(config.host(), config.port()).sync().channel();
+    } catch (Exception e) { // sync() rethrows the bind's own failure, an IOException undeclared
+      IOException cause = ioCause(e);
+      if (cause == null) {
+        throw e;
+      }
+      throw new ListenFailed(ListenFailed.Port.CLIENT, config.host(), config.port(), cause);
+    }
+  }
+
+  private static @Nullable IOException ioCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IOException io) {
+        return io;
+      }
+    }
+    return null;
+  }
+
   private AdminServer startAdmin() {
     try {
       return new AdminServer(
           config.host(), config.adminPort(), config.tls(), metrics, this::read, this);
     } catch (IOException e) {
       listener.close().awaitUninterruptibly();
-      throw new UncheckedIOException(
-          "cannot listen for admin HTTP on " + config.host() + ":" + config.adminPort(), e);
+      throw new ListenFailed(ListenFailed.Port.ADMIN, config.host(), config.adminPort(), e);
     }
   }
 

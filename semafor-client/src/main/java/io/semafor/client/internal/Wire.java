@@ -38,6 +38,9 @@ final class Wire implements AutoCloseable {
   private final ScheduledFuture<?> watchdog;
   private volatile boolean watchdogFired;
 
+  /** Whether the server has sent a byte on this connection. Read and written by the reader. */
+  private boolean heard;
+
   private Wire(
       Socket socket,
       InetSocketAddress address,
@@ -73,9 +76,37 @@ final class Wire implements AutoCloseable {
       }
     } catch (IOException e) {
       close();
-      throw timedOutOr(e);
+      throw timedOutOr(context == null ? e : answeredInPlainText(e));
     }
   }
+
+  /**
+   * {@code e}, or a {@link TlsMismatch} if the server answered the TLS handshake with a byte that
+   * cannot start a TLS record: a plaintext server.
+   */
+  private IOException answeredInPlainText(IOException e) {
+    if (socket instanceof TlsMismatch.FirstByteSocket recorded
+        && recorded.first() >= 0
+        && !TlsMismatch.startsATlsRecord(recorded.first())) {
+      return TlsMismatch.serverIsPlaintext(address, e);
+    }
+    return e;
+  }
+
+  /**
+   * What to throw when the server closed the connection: {@link TlsMismatch} if it closed a
+   * plaintext connection before sending a byte and it speaks TLS (its TLS layer closes on a record
+   * that is not TLS, without a word).
+   */
+  private IOException closed() {
+    if (tls == null && !heard && TlsMismatch.speaksTls(address, TLS_PROBE_TIMEOUT)) {
+      return TlsMismatch.serverSpeaksTls(address);
+    }
+    return new EOFException("the server closed the connection");
+  }
+
+  /** How long asking a silent server whether it speaks TLS may take, per step. */
+  private static final Duration TLS_PROBE_TIMEOUT = Duration.ofSeconds(1);
 
   /**
    * Connects; the connection and the handshake that follows must be done, and {@link #connected}
@@ -87,7 +118,9 @@ final class Wire implements AutoCloseable {
       @Nullable SSLContext tls,
       boolean verifyHostname)
       throws IOException {
-    return new Wire(new Socket(), address, handshakeTimeout, tls, verifyHostname);
+    // under TLS, a socket that records what the server answered first (TlsMismatch)
+    Socket socket = tls == null ? new Socket() : new TlsMismatch.FirstByteSocket();
+    return new Wire(socket, address, handshakeTimeout, tls, verifyHostname);
   }
 
   /** The handshake succeeded: the watchdog stands down. */
@@ -118,6 +151,7 @@ final class Wire implements AutoCloseable {
    * The next frame; blocks until it has arrived whole.
    *
    * @throws EOFException if the server closed the connection
+   * @throws TlsMismatch if it closed before sending a byte, being a TLS server
    * @throws IOException if the connection failed or was closed (by {@link #close} from another
    *     thread, or by the watchdog: then a {@link SocketTimeoutException})
    */
@@ -150,8 +184,9 @@ final class Wire implements AutoCloseable {
         throw timedOutOr(e);
       }
       if (n < 0) {
-        throw new EOFException("the server closed the connection");
+        throw closed();
       }
+      heard = true;
       end += n;
     }
   }

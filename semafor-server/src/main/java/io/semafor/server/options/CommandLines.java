@@ -53,6 +53,27 @@ public final class CommandLines {
   }
 
   /**
+   * What a server that could not listen says, after its command's name: the address and the option
+   * of the port that failed when {@code e} says which ({@link io.semafor.server.ListenFailed}),
+   * else {@code fallback} (the address the command was given). {@code cannot listen on
+   * 127.0.0.1:7401 (--admin-port): Address already in use}.
+   *
+   * @param clientPortOption what sets the client port, for the message: {@code --port}
+   */
+  public static String cannotListenMessage(Throwable e, String clientPortOption, String fallback) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.semafor.server.ListenFailed failed) {
+        String option =
+            failed.port() == io.semafor.server.ListenFailed.Port.ADMIN
+                ? "--admin-port"
+                : clientPortOption;
+        return "cannot listen on " + failed.address() + " (" + option + "): " + rootMessage(e);
+      }
+    }
+    return "cannot listen on " + fallback + ": " + rootMessage(e);
+  }
+
+  /**
    * The message of {@code e}'s root cause, without the Netty native prefix ({@code bind(..) failed
    * with error(-98): Address already in use} reads {@code Address already in use}).
    */
@@ -66,6 +87,14 @@ public final class CommandLines {
     return detail >= 0 && message.contains("): ")
         ? message.substring(message.indexOf("): ") + 3)
         : message;
+  }
+
+  /**
+   * {@code n} and the noun, singular for one: {@code 1 semaphore}, {@code 2 semaphores}, {@code 0
+   * sessions}. {@code noun} is the singular, made plural with an {@code s}.
+   */
+  public static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   /** Whether the command line that ran asked for {@code --debug} on any of its commands. */

@@ -110,7 +110,9 @@ public final class Access {
     for (List<Grant> g : grants.values()) {
       rules += g.size();
     }
-    return tokens.size() + " tokens, " + rules + " rules";
+    return io.semafor.server.options.CommandLines.count(tokens.size(), "token")
+        + ", "
+        + io.semafor.server.options.CommandLines.count(rules, "rule");
   }
 
   /** Why a credential was refused: said to the client and to the audit log, never the secret. */
