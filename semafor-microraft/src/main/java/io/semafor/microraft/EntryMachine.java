@@ -129,7 +129,12 @@ final class EntryMachine implements StateMachine {
         if (contexts != null) { // only the member that asked takes it: the others have no client
           listener.snapshotTaken(
               context,
-              SnapshotFile.take(machine, owner.term(), commitIndex, System.currentTimeMillis()));
+              SnapshotFile.take(
+                  machine,
+                  owner.term(),
+                  commitIndex,
+                  batch.logTime(), // the save's time, not the last command's (issue 31)
+                  System.currentTimeMillis()));
         }
       } else if (item instanceof Entry.Op op) {
         apply(op.command(), context, batch.logTime(), commitIndex);

@@ -259,6 +259,7 @@ final class SemaforStateMachine extends BaseStateMachine
                     machine,
                     termIndex.getTerm(),
                     termIndex.getIndex(),
+                    batch.logTime(), // the save's time, not the last command's (issue 31)
                     System.currentTimeMillis()));
           }
           continue;
