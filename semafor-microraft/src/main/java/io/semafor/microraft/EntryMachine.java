@@ -123,7 +123,13 @@ final class EntryMachine implements StateMachine {
       Entry.Item item = items.get(i);
       if (item instanceof Entry.Read read) {
         if (contexts != null) { // only the member that asked answers
-          listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+          // as of the leader's time when it sent the read, not of the last command: an idle
+          // group's inspect would show every deadline with the idle time added back (issue 31)
+          listener.answered(
+              read.query(),
+              context,
+              machine.query(read.query()),
+              Math.max(machine.now(), batch.logTime()));
         }
       } else if (item instanceof Entry.Snapshot) {
         if (contexts != null) { // only the member that asked takes it: the others have no client
