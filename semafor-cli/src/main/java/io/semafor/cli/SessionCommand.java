@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SessionInfo;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +21,10 @@ final class SessionCommand {
       description = {
         "Print every live session.",
         "Its id, client (name, host, PID as the client reported them), TTL, age, time since its"
-            + " last request, and how many semaphores it holds permits on, requests it has waiting"
-            + " and replies it has not acknowledged. This command's own session is among them."
+            + " last request (IDLE), time since the server last heard from its client, keep-alives"
+            + " included (HEARD: the session ends when this passes its TTL), and how many"
+            + " semaphores it holds permits on, requests it has waiting and replies it has not"
+            + " acknowledged. This command's own session is among them."
       },
       mixinStandardHelpOptions = true)
   static final class ListSessions extends ClientCommand {
@@ -32,10 +35,11 @@ final class SessionCommand {
       List<String[]> table = new ArrayList<>();
       table.add(
           new String[] {
-            "SESSION", "CLIENT", "HOST", "PID", "TTL", "AGE", "IDLE", "HOLDS", "WAITING"
+            "SESSION", "CLIENT", "HOST", "PID", "TTL", "AGE", "IDLE", "HEARD", "HOLDS", "WAITING"
           });
       for (SessionInfo s : sessions) {
-        rows.add(
+        Duration heard = s.sinceHeard();
+        Map<String, Object> row =
             Output.fields(
                 "sessionId",
                 s.sessionId(),
@@ -46,7 +50,12 @@ final class SessionCommand {
                 "ageMillis",
                 s.age().toMillis(),
                 "sinceLastRequestMillis",
-                s.sinceLastRequest().toMillis(),
+                s.sinceLastRequest().toMillis());
+        if (heard != null) { // absent from a server that does not report it
+          row.put("sinceHeardMillis", heard.toMillis());
+        }
+        row.putAll(
+            Output.fields(
                 "holdings",
                 s.holdings(),
                 "waiting",
@@ -55,6 +64,7 @@ final class SessionCommand {
                 s.unacknowledged(),
                 "self",
                 s.sessionId() == client.sessionId()));
+        rows.add(row);
         table.add(
             new String[] {
               s.sessionId() + (s.sessionId() == client.sessionId() ? "*" : ""),
@@ -64,6 +74,7 @@ final class SessionCommand {
               Parsing.show(s.ttl()),
               Parsing.show(s.age()),
               Parsing.show(s.sinceLastRequest()),
+              heard == null ? "-" : Parsing.show(heard),
               Integer.toString(s.holdings()),
               Integer.toString(s.waiting())
             });

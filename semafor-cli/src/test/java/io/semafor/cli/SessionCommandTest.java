@@ -38,7 +38,12 @@ class SessionCommandTest {
 
   /** Starts {@code semafor acquire NAME --hold} with a long TTL; returns once it holds. */
   private Process holdWithLongTtl(String name) throws Exception {
-    Process p = CliProcess.start(server, "acquire", name, "--hold", "--session-ttl", "300s");
+    return hold(name, "300s");
+  }
+
+  /** Starts {@code semafor acquire NAME --hold --session-ttl TTL}; returns once it holds. */
+  private Process hold(String name, String ttl) throws Exception {
+    Process p = CliProcess.start(server, "acquire", name, "--hold", "--session-ttl", ttl);
     BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
@@ -72,7 +77,7 @@ class SessionCommandTest {
     CliProcess.Finished table = CliProcess.runRaw("session", "list", "--server", server);
     assertThat(table.out().lines().findFirst().orElseThrow().split(" +"))
         .containsExactly(
-            "SESSION", "CLIENT", "HOST", "PID", "TTL", "AGE", "IDLE", "HOLDS", "WAITING");
+            "SESSION", "CLIENT", "HOST", "PID", "TTL", "AGE", "IDLE", "HEARD", "HOLDS", "WAITING");
     assertThat(table.out())
         .containsPattern(
             "(?m)^ *"
@@ -80,6 +85,22 @@ class SessionCommandTest {
                 + "  semafor-cli .* "
                 + holder.pid()
                 + " ");
+  }
+
+  @Test
+  void sessionListShowsAnIdleHolderKeptAliveAsHeardFromWithinItsTtl() throws Exception {
+    client.create("printers", 1);
+    holder = hold("printers", "3s"); // from now on only keep-alives, one a second
+
+    JsonNode session =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> sessionOf(holder.pid()),
+                s -> s.get("sinceLastRequestMillis").asLong() > 3_000);
+
+    assertThat(session.has("sinceHeardMillis")).as("%s", session).isTrue();
+    assertThat(session.get("sinceHeardMillis").asLong()).isLessThan(3_000);
   }
 
   @Test

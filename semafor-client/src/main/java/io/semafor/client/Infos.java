@@ -97,6 +97,7 @@ final class Infos {
         Duration.ofNanos(s.getTtlNs()),
         Duration.ofNanos(s.getAgeNs()),
         Duration.ofNanos(s.getSinceCommandNs()),
+        s.hasSinceHeardNs() ? Duration.ofNanos(s.getSinceHeardNs()) : null,
         s.getHoldings(),
         s.getWaiting(),
         s.getUnacked());

@@ -246,7 +246,7 @@ public final class SemaphoreMachine {
     return engine.revision;
   }
 
-  /** The log time of the last command applied. */
+  /** The log time of the last command applied, or of the snapshot it was restored from. */
   public long now() {
     return engine.now;
   }
@@ -322,9 +322,24 @@ public final class SemaphoreMachine {
     return out;
   }
 
-  /** Writes the whole state; {@link #readSnapshot} restores it. */
+  /**
+   * Writes the whole state as of the last applied command; {@link #readSnapshot} restores it. What
+   * a Raft log's own snapshots hold: the entries after it carry on the log's time.
+   */
   public void writeSnapshot(DataOutput out) throws IOException {
-    new SnapshotWriter(engine, out).write();
+    writeSnapshot(out, engine.now);
+  }
+
+  /**
+   * Writes the whole state as of log time {@code now}, the time the snapshot is taken at (a backup,
+   * {@code semafor snapshot save}): the machine restored from it starts at that time, so every
+   * lease end and waiter timeout has, counted from the restore, exactly the time it had left at
+   * {@code now}. Without it, the time between the last command and the save would be added to each
+   * (a restore continues log time from the snapshot's). A time earlier than the last applied
+   * command's is taken as that; the machine itself is not changed.
+   */
+  public void writeSnapshot(DataOutput out, long now) throws IOException {
+    new SnapshotWriter(engine, out, now).write();
   }
 
   /**

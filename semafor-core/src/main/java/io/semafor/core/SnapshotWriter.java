@@ -27,16 +27,21 @@ final class SnapshotWriter {
   private final Engine engine;
   private final DataOutput out;
 
-  SnapshotWriter(Engine engine, DataOutput out) {
+  /** The log time the snapshot is taken at: never before the last applied command's. */
+  private final long now;
+
+  SnapshotWriter(Engine engine, DataOutput out, long now) {
     this.engine = engine;
     this.out = out;
+    this.now = Math.max(engine.now, now);
   }
 
   void write() throws IOException {
     out.writeInt(MAGIC);
     out.writeInt(VERSION);
     out.writeLong(engine.revision);
-    out.writeLong(engine.now);
+    // the time of the save, not of the last command: a restore counts every deadline from here
+    out.writeLong(now);
     out.writeLong(engine.lastSeq);
     out.writeLong(engine.lastToken);
     out.writeLong(engine.lastSessionId);

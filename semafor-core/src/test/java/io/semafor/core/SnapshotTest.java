@@ -11,7 +11,9 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Snapshots: the whole state, written and read back equal, including queues and counters. */
@@ -59,6 +61,21 @@ class SnapshotTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     machine.writeSnapshot(new DataOutputStream(bytes));
     return bytes.toByteArray();
+  }
+
+  private static byte[] snapshotAt(SemaphoreMachine machine, long now) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    machine.writeSnapshot(new DataOutputStream(bytes), now);
+    return bytes.toByteArray();
+  }
+
+  /** Each timer's time left at log time {@code now}, as an edge arms it (deadline - now). */
+  private static Map<TimerKey, Long> timeLeft(List<Effect.ArmTimer> timers, long now) {
+    Map<TimerKey, Long> left = new LinkedHashMap<>();
+    for (Effect.ArmTimer t : timers) {
+      left.put(t.timer(), t.deadline() - now);
+    }
+    return left;
   }
 
   private static SemaphoreMachine restore(byte[] bytes) throws IOException {
@@ -116,6 +133,59 @@ class SnapshotTest {
           .isEqualTo(h.machine.apply(revision, now, command));
     }
     assertThat(snapshot(restored)).isEqualTo(snapshot(h.machine));
+  }
+
+  @Test
+  void aSnapshotTakenAfterAnIdleGapGivesEveryDeadlineTheTimeItHadLeftAtTheSave()
+      throws IOException {
+    buildRichState(); // every command at log time 0; waiter 5 s, WaitMany 20 s, leases 30 s
+    h.advance(1 * SECOND); // 3 s without a command
+    long save = h.now();
+    SemaphoreMachine restored = restore(snapshotAt(h.machine, save));
+
+    // a restore continues log time from the snapshot's: the time left is counted from there
+    assertThat(restored.now()).isEqualTo(save);
+    Map<TimerKey, Long> left = timeLeft(restored.timers(), restored.now());
+    assertThat(left).isEqualTo(timeLeft(h.machine.timers(), save));
+    assertThat(left.values()).contains(2 * SECOND, 17 * SECOND, 27 * SECOND);
+    assertThat(left.values()).doesNotContain(30 * SECOND); // the idle 3 s are not given back
+  }
+
+  @Test
+  void aRestoredLeaseEndsWhenTheTimeItHadLeftAtTheSavePasses() throws IOException {
+    admin.create("plain", 1);
+    holder.acquireLease("plain", 1, 30 * SECOND, 0);
+    holder.acknowledge();
+    h.advance(20 * SECOND); // no command for 20 s: 10 s left
+    SemaphoreMachine restored = restore(snapshotAt(h.machine, h.now()));
+    TimerKey end = restored.timers().get(0).timer();
+    long permit = ((TimerKey.LeaseEnd) end).permitId();
+
+    long restoredAt = restored.now();
+    assertThat(expireLease(restored, h.revision() + 1, restoredAt + 10 * SECOND - 1, permit))
+        .isEqualTo(new Result.Expiry(false));
+    assertThat(expireLease(restored, h.revision() + 2, restoredAt + 10 * SECOND, permit))
+        .isEqualTo(new Result.Expiry(true));
+  }
+
+  private static Result expireLease(SemaphoreMachine m, long revision, long now, long permit) {
+    Reply reply = m.apply(revision, now, new Command.ExpireLease(permit)).reply();
+    assertThat(reply).isNotNull();
+    return java.util.Objects.requireNonNull(reply).result();
+  }
+
+  @Test
+  void aSnapshotIsNeverDatedBeforeTheLastCommandAndDoesNotChangeTheMachine() throws IOException {
+    buildRichState();
+    long last = h.machine.now();
+    byte[] taken = snapshotAt(h.machine, last - 5 * SECOND);
+    assertThat(taken).isEqualTo(snapshot(h.machine));
+    snapshotAt(h.machine, last + 5 * SECOND);
+    assertThat(h.machine.now()).isEqualTo(last);
+    byte[] later = snapshotAt(h.machine, last + 5 * SECOND);
+    assertThat(snapshot(restore(later)))
+        .as("a restored machine writes what it was read from")
+        .isEqualTo(later);
   }
 
   @Test

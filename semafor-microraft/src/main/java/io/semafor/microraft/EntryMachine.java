@@ -123,13 +123,24 @@ final class EntryMachine implements StateMachine {
       Entry.Item item = items.get(i);
       if (item instanceof Entry.Read read) {
         if (contexts != null) { // only the member that asked answers
-          listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+          // as of the leader's time when it sent the read, not of the last command: an idle
+          // group's inspect would show every deadline with the idle time added back (issue 31)
+          listener.answered(
+              read.query(),
+              context,
+              machine.query(read.query()),
+              Math.max(machine.now(), batch.logTime()));
         }
       } else if (item instanceof Entry.Snapshot) {
         if (contexts != null) { // only the member that asked takes it: the others have no client
           listener.snapshotTaken(
               context,
-              SnapshotFile.take(machine, owner.term(), commitIndex, System.currentTimeMillis()));
+              SnapshotFile.take(
+                  machine,
+                  owner.term(),
+                  commitIndex,
+                  batch.logTime(), // the save's time, not the last command's (issue 31)
+                  System.currentTimeMillis()));
         }
       } else if (item instanceof Entry.Op op) {
         apply(op.command(), context, batch.logTime(), commitIndex);

@@ -79,6 +79,9 @@ final class SemaforStateMachine extends BaseStateMachine
     /** Another node (or none, "") leads now. */
     void leaderChanged(String leaderId);
 
+    /** The log time now: the leader's clock while this node leads, else the last command's. */
+    long logTime();
+
     /** This node's Raft log failed to write {@code entry} (null if unknown). */
     void logFailed(Throwable cause, @Nullable LogEntryProto entry);
   }
@@ -247,7 +250,11 @@ final class SemaforStateMachine extends BaseStateMachine
         Entry.Item item = items.get(i);
         if (item instanceof Entry.Read read) {
           if (contexts != null) { // only the node that asked answers
-            listener.answered(read.query(), context, machine.query(read.query()), machine.now());
+            listener.answered(
+                read.query(),
+                context,
+                machine.query(read.query()),
+                Math.max(machine.now(), batch.logTime()));
           }
           continue;
         }
@@ -259,6 +266,7 @@ final class SemaforStateMachine extends BaseStateMachine
                     machine,
                     termIndex.getTerm(),
                     termIndex.getIndex(),
+                    batch.logTime(), // the save's time, not the last command's (issue 31)
                     System.currentTimeMillis()));
           }
           continue;
@@ -295,8 +303,13 @@ final class SemaforStateMachine extends BaseStateMachine
       while (ids.remaining() >= Long.BYTES) {
         Owner.ReadRequest read = owner.readOf(ids.getLong());
         if (read != null) {
+          // as of the leader's time now, not of the last command: an idle group's inspect would
+          // show every deadline with the idle time added back (issue 31)
           listener.answered(
-              read.query(), read.context(), machine.query(read.query()), machine.now());
+              read.query(),
+              read.context(),
+              machine.query(read.query()),
+              Math.max(machine.now(), owner.logTime()));
         }
       }
       listener.batchEnded(); // answers go out at the end of a batch: these reads are one

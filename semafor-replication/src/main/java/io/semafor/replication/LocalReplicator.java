@@ -72,7 +72,11 @@ public final class LocalReplicator implements Replicator {
     enqueue(new Asked(query, context));
   }
 
-  /** Takes the snapshot on the applying thread, in queue order; no term or index on one node. */
+  /**
+   * Takes the snapshot on the applying thread, in queue order, at the log time it is reached (not
+   * the last command's, so a restore keeps each deadline's time left then); no term or index on one
+   * node.
+   */
   @Override
   public void snapshot(@Nullable Object context) {
     enqueue(new SnapshotAsked(context));
@@ -139,7 +143,7 @@ public final class LocalReplicator implements Replicator {
         listener.applied(s.command(), s.context(), outcome, now);
       } else if (task instanceof SnapshotAsked s) {
         listener.snapshotTaken(
-            s.context(), SnapshotFile.take(machine, -1, -1, System.currentTimeMillis()));
+            s.context(), SnapshotFile.take(machine, -1, -1, now, System.currentTimeMillis()));
       } else {
         Asked a = (Asked) task;
         Reply reply = machine.query(a.query());

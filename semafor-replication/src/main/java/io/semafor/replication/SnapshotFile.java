@@ -165,13 +165,18 @@ public final class SnapshotFile {
    *
    * @param term the Raft term of the entry at which it is taken, -1 on a single node
    * @param index that entry's index, -1 on a single node
+   * @param logTime the log time it is taken at (on a single node the replicator's time when it
+   *     reaches the snapshot; in a cluster the time its entry was stamped with): the restored state
+   *     starts there, so every deadline keeps the time it had left then, however long no command
+   *     had come before (see {@link SemaphoreMachine#writeSnapshot(java.io.DataOutput, long)})
    * @param createdMillis the wall-clock time to record
    */
-  public static Image take(SemaphoreMachine machine, long term, long index, long createdMillis) {
+  public static Image take(
+      SemaphoreMachine machine, long term, long index, long logTime, long createdMillis) {
     Buffer buffer = new Buffer(HEADER_BYTES + 64 + machine.semaphoreCount() * 48);
     try {
       buffer.write(new byte[HEADER_BYTES]);
-      machine.writeSnapshot(new DataOutputStream(buffer));
+      machine.writeSnapshot(new DataOutputStream(buffer), logTime);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
@@ -187,6 +192,14 @@ public final class SnapshotFile {
     byte[] bytes = buffer.array();
     writeHeader(header, bytes, buffer.size());
     return new Image(header, bytes, buffer.size());
+  }
+
+  /**
+   * {@link #take(SemaphoreMachine, long, long, long, long)} at the log time of the machine's last
+   * applied command.
+   */
+  public static Image take(SemaphoreMachine machine, long term, long index, long createdMillis) {
+    return take(machine, term, index, machine.now(), createdMillis);
   }
 
   /** Writes the header into {@code bytes[0, HEADER_BYTES)}, the body being already after it. */

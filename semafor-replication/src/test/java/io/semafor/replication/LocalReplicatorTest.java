@@ -13,6 +13,7 @@ import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.SemaphoreOptions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +27,7 @@ class LocalReplicatorTest {
   private static final Name X = Name.of("x");
 
   /** Records outcomes per session, and whether it was ever called concurrently. */
-  static final class Recorder implements ApplyListener {
+  static class Recorder implements ApplyListener {
     final ConcurrentHashMap<Long, List<Long>> requestIdsBySession = new ConcurrentHashMap<>();
     final List<Long> revisions = new ArrayList<>();
     final List<Long> logTimes = new ArrayList<>();
@@ -142,6 +143,42 @@ class LocalReplicatorTest {
     assertThat(replicator.logTime()).isEqualTo(250);
     replicator.submit(new Command.OpenSession(1_000), null);
     assertThat(machine.now()).isEqualTo(250);
+  }
+
+  @Test
+  void aBackupTakenAfterAnIdleGapRestoresEveryDeadlineWithTheTimeItHadLeftAtTheSave()
+      throws Exception {
+    long second = 1_000_000_000L;
+    AtomicLong clock = new AtomicLong(5 * second);
+    SemaphoreMachine machine = new SemaphoreMachine();
+    List<SnapshotFile.Image> images = new ArrayList<>();
+    Recorder recorder =
+        new Recorder() {
+          @Override
+          public void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {
+            images.add(image);
+          }
+        };
+    LocalReplicator original = new LocalReplicator(machine, recorder, clock::get);
+    long session = open(original, machine);
+    original.submit(
+        new Command.Request(session, 1, new Operation.Create(X, 1, SemaphoreOptions.DEFAULT)),
+        null);
+    original.submit(
+        new Command.Request(session, 2, new Operation.AcquireLease(X, 1, 40 * second, 0)), null);
+    long leaseEnd = machine.timers().get(0).deadline();
+    clock.addAndGet(20 * second); // 20 s without a command: the lease has 20 s left
+    original.snapshot(null);
+
+    SemaphoreMachine restored =
+        SnapshotFile.read(
+                Arrays.copyOf(images.get(0).bytes(), images.get(0).length()), machine.limits())
+            .machine();
+    AtomicLong laterClock = new AtomicLong(900 * second); // another process, much later
+    LocalReplicator restoredNode = new LocalReplicator(restored, new Recorder(), laterClock::get);
+
+    assertThat(restored.timers().get(0).deadline()).isEqualTo(leaseEnd);
+    assertThat(leaseEnd - restoredNode.logTime()).isEqualTo(20 * second);
   }
 
   @Test

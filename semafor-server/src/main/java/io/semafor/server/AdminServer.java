@@ -413,6 +413,7 @@ final class AdminServer implements AutoCloseable {
             row.put("ttlMillis", s.ttl() / 1_000_000);
             row.put("ageMillis", Math.max(0, now - s.openedAt()) / 1_000_000);
             row.put("sinceLastRequestMillis", Math.max(0, now - s.lastSeen()) / 1_000_000);
+            row.put("sinceHeardMillis", server.sinceHeardMillis(s.sessionId()));
             row.put("holdings", s.holdings());
             row.put("waiting", s.waiting());
             row.put("unacknowledged", s.unacked());

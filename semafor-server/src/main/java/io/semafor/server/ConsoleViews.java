@@ -265,6 +265,7 @@ final class ConsoleViews {
         row.put("ttlMillis", s.ttl() / 1_000_000);
         row.put("ageMillis", Math.max(0, now - s.openedAt()) / 1_000_000);
         row.put("sinceLastRequestMillis", Math.max(0, now - s.lastSeen()) / 1_000_000);
+        row.put("sinceHeardMillis", server.sinceHeardMillis(s.sessionId()));
         row.put("holdings", s.holdings());
         row.put("waiting", s.waiting());
         rows.add(row);

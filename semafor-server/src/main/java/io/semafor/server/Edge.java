@@ -355,7 +355,8 @@ final class Edge implements ApplyListener {
           read.connection(),
           ServerFrame.newBuilder()
               .setReadResponse(
-                  WireResults.readResponse(read.id(), read.connection().visible(reply), logTime))
+                  WireResults.readResponse(
+                      read.id(), read.connection().visible(reply), logTime, sessions::sinceHeard))
               .build());
     }
   }

@@ -468,4 +468,13 @@ public final class SemaforServer implements AutoCloseable {
   long logTime() {
     return replicator.logTime();
   }
+
+  /**
+   * Milliseconds since session {@code id}'s client was last heard from, keep-alives included (what
+   * expiry counts, {@link Sessions#sinceHeard}); null if this node does not track it.
+   */
+  @Nullable Long sinceHeardMillis(long id) {
+    long nanos = sessions.sinceHeard(id);
+    return nanos < 0 ? null : nanos / 1_000_000;
+  }
 }

@@ -148,6 +148,16 @@ final class Sessions {
   }
 
   /**
+   * Nanoseconds since the client of session {@code id} was last heard from: any frame, keep-alives
+   * included, on the listening clock. What expiry counts, where a session's last request counts
+   * only commands. -1 if this node does not track the session (it has ended).
+   */
+  long sinceHeard(long id) {
+    Live session = live.get(id);
+    return session == null ? -1 : Math.max(0, clock.now() - session.lastHeard);
+  }
+
+  /**
    * Attaches a session to a connection, detaching (and closing) any other connection it had, as a
    * client resuming from a new connection makes its old one stale.
    */

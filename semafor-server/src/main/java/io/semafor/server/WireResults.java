@@ -41,6 +41,7 @@ import io.semafor.protocol.v1.WaiterView;
 import io.semafor.protocol.v1.WatchEvent;
 import io.semafor.protocol.v1.ZeroReached;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Turns the machine's results into wire responses. Times the machine keeps as log-time instants go
@@ -129,7 +130,17 @@ final class WireResults {
     return b.build();
   }
 
+  /** A read's answer, with no session's last-heard time known. */
   static ReadResponse readResponse(long readId, Reply reply, long logTime) {
+    return readResponse(readId, reply, logTime, id -> -1);
+  }
+
+  /**
+   * A read's answer; {@code sinceHeard} says how long ago a session's client was last heard from
+   * ({@link Sessions#sinceHeard}), -1 if unknown, for a session list.
+   */
+  static ReadResponse readResponse(
+      long readId, Reply reply, long logTime, LongUnaryOperator sinceHeard) {
     ReadResponse.Builder b = ReadResponse.newBuilder().setId(readId).setRevision(reply.revision());
     Result result = reply.result();
     if (result instanceof Result.Failure f) {
@@ -151,7 +162,7 @@ final class WireResults {
       io.semafor.protocol.v1.SessionList.Builder sessions =
           io.semafor.protocol.v1.SessionList.newBuilder().setMore(list.more());
       for (Result.SessionView s : list.sessions()) {
-        sessions.addSessions(
+        io.semafor.protocol.v1.SessionView.Builder view =
             io.semafor.protocol.v1.SessionView.newBuilder()
                 .setSessionId(s.sessionId())
                 .setClient(client(s.client()))
@@ -161,7 +172,12 @@ final class WireResults {
                 .setSinceCommandNs(Math.max(0, logTime - s.lastSeen()))
                 .setHoldings(s.holdings())
                 .setWaiting(s.waiting())
-                .setUnacked(s.unacked()));
+                .setUnacked(s.unacked());
+        long heard = sinceHeard.applyAsLong(s.sessionId());
+        if (heard >= 0) {
+          view.setSinceHeardNs(heard);
+        }
+        sessions.addSessions(view);
       }
       b.setSessions(sessions);
     } else {

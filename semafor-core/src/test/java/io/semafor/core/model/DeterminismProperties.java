@@ -3,6 +3,7 @@ package io.semafor.core.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.semafor.core.Command;
+import io.semafor.core.Effect;
 import io.semafor.core.Limits;
 import io.semafor.core.Outcome;
 import io.semafor.core.SemaphoreMachine;
@@ -20,6 +21,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 
 /**
  * The same command log always yields the same state: replayed on a fresh machine, and replayed from
@@ -71,6 +73,52 @@ class DeterminismProperties {
     assertThat(snapshot(restored)).isEqualTo(snapshot(original));
     assertThat(restored.timers()).isEqualTo(original.timers());
     assertThat(restored.sessions()).isEqualTo(original.sessions());
+  }
+
+  /**
+   * A backup taken after time passed without a command (issue 31): the restored machine starts at
+   * the save's time, so every waiter timeout, WaitMany timeout and lease end has, counted from the
+   * restore, exactly the time it had left at the save, whatever the gap.
+   */
+  @Property(edgeCases = EdgeCasesMode.NONE)
+  void aSnapshotTakenAfterAnIdleGapKeepsEveryDeadlineAtItsTimeLeftThen(
+      @ForAll("scripts") List<Action> script,
+      @ForAll @IntRange(max = 100) int splitPercent,
+      @ForAll @LongRange(max = 120_000_000_000L) long idleNanos) {
+    SemaphoreMachine original = new SemaphoreMachine(LIMITS);
+    List<Entry> log = new ArrayList<>();
+    record(original, script, log, new ArrayList<>());
+    SemaphoreMachine before = new SemaphoreMachine(LIMITS);
+    for (Entry e : log.subList(0, log.size() * splitPercent / 100)) {
+      before.apply(e.revision(), e.now(), e.command());
+    }
+    // a script may take log time to its very end (a fired "forever" timer): no further then
+    long save = before.now() + Math.min(idleNanos, Long.MAX_VALUE - before.now());
+
+    SemaphoreMachine restored = restore(snapshotAt(before, save));
+
+    assertThat(restored.now()).isEqualTo(save);
+    assertThat(timeLeft(restored.timers(), restored.now()))
+        .isEqualTo(timeLeft(before.timers(), save));
+    assertThat(restored.sessions()).isEqualTo(before.sessions());
+  }
+
+  private static List<String> timeLeft(List<Effect.ArmTimer> timers, long now) {
+    List<String> out = new ArrayList<>();
+    for (Effect.ArmTimer t : timers) {
+      out.add(t.timer() + " " + (t.deadline() - now));
+    }
+    return out;
+  }
+
+  static byte[] snapshotAt(SemaphoreMachine machine, long now) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      machine.writeSnapshot(new DataOutputStream(bytes), now);
+      return bytes.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static void record(

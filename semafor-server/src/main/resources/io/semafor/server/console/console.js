@@ -363,11 +363,12 @@
       cell(tr, duration(row.ttlMillis), true);
       cell(tr, duration(row.ageMillis), true);
       cell(tr, duration(row.sinceLastRequestMillis), true);
+      cell(tr, duration(row.sinceHeardMillis), true); // keep-alives count: what expiry measures
       cell(tr, row.holdings, true);
       cell(tr, row.waiting, true);
       tbody.appendChild(tr);
     }
-    if (s.sessions.length === 0) emptyRow(tbody, 8, "No sessions.");
+    if (s.sessions.length === 0) emptyRow(tbody, 9, "No sessions.");
     $("sessions-count").textContent = s.total === null
       ? "(yours: " + s.sessions.length + (s.more ? "+" : "") + ")"
       : "(" + s.total + " on this node" + (s.more ? "; the first " + s.sessions.length + " shown" : "") + ")";
