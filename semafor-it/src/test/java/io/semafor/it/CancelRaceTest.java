@@ -173,6 +173,59 @@ class CancelRaceTest {
         .isEmpty();
   }
 
+  /**
+   * The path behind issue 31's interrupted owned {@code semop}: its withdrawal goes unanswered
+   * within the answer timeout (here the connection is down until after it), so the call throws
+   * InterruptedException without knowing whether it was granted, while its session lives on. The
+   * permit freed meanwhile is granted to that session; once the client reconnects, the late answer
+   * must be given back, not acknowledged and kept for the session's life. Before the fix the
+   * semaphore stayed at 0 with the permit owned by the live session.
+   */
+  @Test
+  void anInterruptedSemopWhoseWithdrawalWentUnansweredGivesBackTheGrantThatAnswersItLate()
+      throws Exception {
+    String name = "late-" + names.incrementAndGet();
+    holder.create(name, 1, SemaphoreOptions.DEFAULT.capacity(1));
+    Permit held = holder.semaphore(name).tryAcquirePermit(1, Duration.ZERO);
+    assertThat(held).isNotNull();
+    try (TcpProxy proxy = new TcpProxy(semafor.server().address());
+        SemaforClient waiter =
+            SemaforClient.builder()
+                .addresses(proxy.address())
+                .sessionTtl(Duration.ofSeconds(20))
+                .answerTimeout(Duration.ofMillis(300))
+                .connect()) {
+      CompletableFuture<String> told = new CompletableFuture<>();
+      Thread waiting =
+          new Thread(
+              () -> {
+                try {
+                  told.complete(
+                      "done " + waiter.semop().take(name, 1).owned().execute(LONG_WAIT).done());
+                } catch (Throwable t) {
+                  told.complete(t.toString());
+                }
+              },
+              "waiting");
+      waiting.start();
+      awaitWaiting(holder.semaphore(name), waiting);
+      long session = waiter.sessionId();
+
+      proxy.cut(); // the withdrawal cannot be answered before the answer timeout
+      waiting.interrupt();
+      assertThat(told.get(10, TimeUnit.SECONDS)).isEqualTo("java.lang.InterruptedException");
+      held.release(); // granted to the waiter's session, alive on the server
+      proxy.restore();
+
+      NamedSemaphore x = checker.semaphore(name);
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(20))
+          .until(x::inspect, CancelRaceTest::whole);
+      assertThat(waiter.sessionId()).as("the same session, resumed").isEqualTo(session);
+    }
+  }
+
   /** Every constant, or those named in the system property {@code property} (comma-separated). */
   private static <E extends Enum<E>> List<E> chosen(Class<E> type, String property) {
     String names = System.getProperty(property, "");

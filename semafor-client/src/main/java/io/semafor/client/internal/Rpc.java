@@ -97,7 +97,8 @@ public final class Rpc {
       try {
         answer = check((Response) link.await(call, deadline));
       } catch (InterruptedException e) {
-        cancel(call, claim);
+        // if the withdrawal went unanswered, the call's claim stays open for its late answer
+        held = !cancel(call, claim);
         Thread.interrupted(); // an interrupt during the cancel is the one being thrown
         throw e;
       }
@@ -172,7 +173,15 @@ public final class Rpc {
     }
   }
 
-  private void cancel(Call call, Claim claim) {
+  /**
+   * Withdraws an interrupted waiting call and gives back what it was granted first. Returns false
+   * if its answer could not be awaited (no answer to the withdrawal within the answer timeout): the
+   * call is still pending, and a grant that answers it later is given back then, on a thread of its
+   * own; until then the call keeps its claim, so a close meanwhile leaves that answer
+   * unacknowledged.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the late answer's handler ends the claim itself
+  private boolean cancel(Call call, Claim claim) {
     try {
       call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
       long deadline = System.nanoTime() + answerTimeoutNanos;
@@ -188,9 +197,25 @@ public final class Rpc {
       if (!answer.hasFailure() && claim.take()) {
         claim.undo.accept(answer);
       }
-    } catch (SemaforException ignored) {
-      // the session is gone (what was granted went back with it), or the client closed (the
-      // closing gives back what came: the claim is its)
+      return true;
+    } catch (SemaforException e) {
+      if (link.isClosed()) {
+        return true; // the closing gives back what came: the claim is its
+      }
+      // no answer in time, yet the session may live: the call's answer may still come (or just
+      // came), and a grant in it would be acknowledged with no caller to report it to (issue 31);
+      // if the session was lost instead, the call failed and what it granted went back with it
+      call.answer.whenComplete(
+          (late, failed) -> {
+            try {
+              if (late instanceof Response r && !r.hasFailure() && claim.take()) {
+                giveBackLater(claim, r);
+              }
+            } finally {
+              claims.done(claim);
+            }
+          });
+      return false;
     }
   }
 
