@@ -300,9 +300,16 @@ public final class NamedSemaphore {
     return r.getGranted().getAmount();
   }
 
+  /**
+   * {@link #decrement(long, Duration)}, completing the future instead of blocking. Cancelling the
+   * future withdraws the request from the server, and a grant that raced the withdrawal is given
+   * back (docs/semantics.md#cancelled-waits).
+   */
   public CompletableFuture<Long> decrementAsync(long amount, Duration timeout) {
-    return rpc.callAsync(decrementRequest(amount, Rpc.timeoutNanos(timeout)))
-        .thenApply(r -> r.getGranted().getAmount());
+    return rpc.callWaitingAsync(
+        decrementRequest(amount, Rpc.timeoutNanos(timeout)),
+        this::giveBack,
+        r -> r.getGranted().getAmount());
   }
 
   private Request.Builder decrementRequest(long amount, long timeoutNanos) {
@@ -353,9 +360,16 @@ public final class NamedSemaphore {
     return r.getGranted().getAmount() > 0;
   }
 
+  /**
+   * {@link #tryAcquire}, completing the future instead of blocking. Cancelling the future withdraws
+   * the request from the server, and a grant that raced the withdrawal is given back
+   * (docs/semantics.md#cancelled-waits).
+   */
   public CompletableFuture<Boolean> acquireAsync(long amount, Duration timeout) {
-    return rpc.callAsync(acquireRequest(amount, Rpc.timeoutNanos(timeout), false))
-        .thenApply(r -> r.getGranted().getAmount() > 0);
+    return rpc.callWaitingAsync(
+        acquireRequest(amount, Rpc.timeoutNanos(timeout), false),
+        this::giveBack,
+        r -> r.getGranted().getAmount() > 0);
   }
 
   private Request.Builder acquireRequest(long amount, long timeoutNanos, boolean owned) {
@@ -403,21 +417,28 @@ public final class NamedSemaphore {
   private @Nullable Permit acquirePermit(long amount, long timeoutNanos)
       throws InterruptedException {
     Response r =
-        rpc.callWaiting(
-            acquireRequest(amount, timeoutNanos, true),
-            timeoutNanos,
-            granted -> {
-              Permit undone = permit(granted.getGranted());
-              if (undone != null) {
-                undone.release();
-              }
-            });
+        rpc.callWaiting(acquireRequest(amount, timeoutNanos, true), timeoutNanos, this::release);
     return permit(r.getGranted());
   }
 
+  /**
+   * {@link #tryAcquirePermit}, completing the future instead of blocking. Cancelling the future
+   * withdraws the request from the server, and permits granted before the withdrawal arrived are
+   * released (docs/semantics.md#cancelled-waits).
+   */
   public CompletableFuture<Optional<Permit>> acquirePermitAsync(long amount, Duration timeout) {
-    return rpc.callAsync(acquireRequest(amount, Rpc.timeoutNanos(timeout), true))
-        .thenApply(r -> Optional.ofNullable(permit(r.getGranted())));
+    return rpc.callWaitingAsync(
+        acquireRequest(amount, Rpc.timeoutNanos(timeout), true),
+        this::release,
+        r -> Optional.ofNullable(permit(r.getGranted())));
+  }
+
+  /** Undoes an owned grant that raced a cancellation. */
+  private void release(Response granted) {
+    Permit undone = permit(granted.getGranted());
+    if (undone != null) {
+      undone.release();
+    }
   }
 
   private @Nullable Permit permit(Granted g) {
@@ -477,28 +498,20 @@ public final class NamedSemaphore {
    *
    * @throws InterruptedException if interrupted while waiting: the request is withdrawn, and a
    *     lease granted before the withdrawal arrived is released, so nothing is left queued or held
-   * <p>A lease granted but not handed over — its delivery could not be confirmed, or the client
-   * was closed first — is released, never left to its TTL (docs/semantics.md#cancelled-waits).
-   *
+   *     <p>A lease granted but not handed over — its delivery could not be confirmed, or the client
+   *     was closed first — is released, never left to its TTL (docs/semantics.md#cancelled-waits).
    * @throws SemaforException NOT_FOUND, INVALID_ARGUMENT (a TTL out of range), DELETED if the
    *     semaphore was deleted while it waited; SESSION_EXPIRED or UNAVAILABLE if the delivery could
-   *     not be confirmed (the message names the permit id and says whether it was released: only
-   *     if releasing failed too may it live on, see {@link SemaforClient#lease(long)}); UNAVAILABLE
-   *     if the client was closed while it waited
+   *     not be confirmed (the message names the permit id and says whether it was released: only if
+   *     releasing failed too may it live on, see {@link SemaforClient#lease(long)}); UNAVAILABLE if
+   *     the client was closed while it waited
    */
   public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
       throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
     try (Rpc.Held held =
         rpc.callHeld(
-            leaseRequest(amount, leaseTtl, timeoutNanos),
-            timeoutNanos,
-            granted -> {
-              Lease undone = lease(granted.getLeaseGranted());
-              if (undone != null) {
-                undone.release();
-              }
-            })) {
+            leaseRequest(amount, leaseTtl, timeoutNanos), timeoutNanos, this::releaseLease)) {
       Lease lease = lease(held.answer().getLeaseGranted());
       if (lease != null) {
         try {
@@ -530,18 +543,43 @@ public final class NamedSemaphore {
 
   /**
    * {@link #acquireLease}, completing the future (on a client thread) once the lease is granted and
-   * delivered, or with an empty optional if it timed out.
+   * delivered, or with an empty optional if it timed out. Cancelling the future withdraws the
+   * request from the server, and a lease granted before the withdrawal arrived, or whose delivery
+   * was still being confirmed, is released; so is one whose delivery could not be confirmed (the
+   * future then fails as {@link #acquireLease} throws), and one granted as the client was closed
+   * (the future fails with UNAVAILABLE): docs/semantics.md#cancelled-waits.
    */
   public CompletableFuture<Optional<Lease>> acquireLeaseAsync(
       long amount, Duration leaseTtl, Duration timeout) {
-    return rpc.callAsync(leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)))
-        .thenCompose(
-            r -> {
-              Lease lease = lease(r.getLeaseGranted());
-              return lease == null
-                  ? CompletableFuture.completedFuture(Optional.<Lease>empty())
-                  : rpc.acknowledgedAsync().thenApply(delivered -> Optional.of(lease));
-            });
+    long epoch = rpc.sessionEpoch(); // a lease read after this session ended is not confirmed
+    return rpc.callWaitingAsync(
+        leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)),
+        this::releaseLease,
+        r ->
+            r.getLeaseGranted().getPermitId() == 0
+                ? CompletableFuture.completedFuture(null)
+                : rpc.acknowledgedAsync(epoch),
+        r -> Optional.ofNullable(lease(r.getLeaseGranted())),
+        false,
+        (r, e) ->
+            new Rpc.Unreported(
+                new SemaforException(
+                    e.code(),
+                    "lease "
+                        + r.getLeaseGranted().getPermitId()
+                        + " granted, its delivery not confirmed ("
+                        + e.getMessage()
+                        + "): it is being released (see SemaforClient.lease if that fails too)",
+                    e),
+                true));
+  }
+
+  /** Releases a lease granted to a caller that will not get it. */
+  private void releaseLease(Response granted) {
+    Lease undone = lease(granted.getLeaseGranted());
+    if (undone != null) {
+      undone.release();
+    }
   }
 
   private Request.Builder leaseRequest(long amount, Duration leaseTtl, long timeoutNanos) {
@@ -591,9 +629,13 @@ public final class NamedSemaphore {
         .getReached();
   }
 
+  /**
+   * {@link #awaitZero(Duration)}, completing the future instead of blocking; cancelling the future
+   * withdraws the wait from the server.
+   */
   public CompletableFuture<Boolean> awaitZeroAsync(Duration timeout) {
-    return rpc.callAsync(awaitZeroRequest(Rpc.timeoutNanos(timeout)))
-        .thenApply(r -> r.getZeroReached().getReached());
+    return rpc.callWaitingAsync(
+        awaitZeroRequest(Rpc.timeoutNanos(timeout)), r -> {}, r -> r.getZeroReached().getReached());
   }
 
   private Request.Builder awaitZeroRequest(long timeoutNanos) {

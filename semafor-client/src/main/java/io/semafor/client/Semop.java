@@ -164,9 +164,22 @@ public final class Semop {
     }
   }
 
+  /**
+   * {@link #execute(Duration)}, completing the future instead of blocking. Cancelling the future
+   * withdraws the {@code semop} from the server; if it took effect before the withdrawal arrived,
+   * its inverse is applied (docs/semantics.md#cancelled-waits). A cancelled future has no result to
+   * report an inverse that cannot be applied at once (see {@link #execute(Duration)}): use the
+   * blocking form and an interrupt where that matters.
+   */
   public CompletableFuture<Result> executeAsync(Duration timeout) {
-    return rpc.callAsync(request(Rpc.timeoutNanos(timeout)))
-        .thenApply(r -> result(r.getSemopDone()));
+    return rpc.callWaitingAsync(
+        request(Rpc.timeoutNanos(timeout)),
+        raced -> {
+          if (raced.getSemopDone().getDone()) {
+            undo();
+          }
+        },
+        r -> result(r.getSemopDone()));
   }
 
   private Request.Builder request(long timeoutNanos) {

@@ -234,33 +234,21 @@ public final class WaitMany implements AutoCloseable {
   /**
    * {@link #await}, calling the callbacks on the thread that completes the future (a client
    * thread), once the delivery of the grants is confirmed. Never blocks. The future fails as {@link
-   * #await} throws.
+   * #await} throws. Cancelling the future withdraws the await from the server (the list keeps its
+   * entries, as after an interrupt), and grants reported before the withdrawal arrived, or whose
+   * delivery was still being confirmed, are given back (incremented) and their callbacks dropped;
+   * if the client is closed first, the closing gives them back and the future fails with
+   * UNAVAILABLE (docs/semantics.md#cancelled-waits).
    */
   public CompletableFuture<Integer> awaitAsync(Duration timeout) {
     long epoch = rpc.sessionEpoch();
-    return rpc.callAsync(awaitRequest(Rpc.timeoutNanos(timeout)))
-        .thenCompose(
-            r ->
-                !granted(r)
-                    ? CompletableFuture.completedFuture(deliver(r))
-                    : rpc.acknowledgedAsync(epoch)
-                        .handle(
-                            (confirmed, error) -> {
-                              if (error == null) {
-                                return deliver(r);
-                              }
-                              Throwable cause =
-                                  error instanceof java.util.concurrent.CompletionException
-                                          && error.getCause() != null
-                                      ? error.getCause()
-                                      : error;
-                              throw unconfirmed(
-                                  r,
-                                  cause instanceof SemaforException se
-                                      ? se
-                                      : new SemaforException(
-                                          ErrorCode.UNAVAILABLE, String.valueOf(cause), cause));
-                            }));
+    return rpc.callWaitingAsync(
+        awaitRequest(Rpc.timeoutNanos(timeout)),
+        this::giveBack,
+        r -> granted(r) ? rpc.acknowledgedAsync(epoch) : CompletableFuture.completedFuture(null),
+        this::deliver,
+        true,
+        (r, e) -> new Rpc.Unreported(unconfirmed(r, e), false));
   }
 
   private Request.Builder awaitRequest(long timeoutNanos) {

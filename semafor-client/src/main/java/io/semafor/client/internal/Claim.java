@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>States: {@code WAITING} (no answer read yet), {@code ANSWERED} (read, its acknowledgement
  * queued, the caller has not taken it), {@code TAKEN} (the caller's: it reports the grant, or gives
- * it back itself), {@code ABANDONED} (the client closed before the answer came: the answer is
- * never acknowledged, so the session's end gives its grant back) and {@code RECLAIMED} (the client
- * closed after the answer came but before the caller took it: the closer gives it back with {@link
+ * it back itself), {@code ABANDONED} (the client closed before the answer came: the answer is never
+ * acknowledged, so the session's end gives its grant back) and {@code RECLAIMED} (the client closed
+ * after the answer came but before the caller took it: the closer gives it back with {@link
  * #undo}). The acknowledgement of an answer is queued inside the transition to {@code ANSWERED}, so
  * a give-back sent after it carries the acknowledgement, or follows it, and never finds its grant
  * still in transit. Thread-safe: the reader, the caller and the closer meet here.

@@ -38,9 +38,9 @@ final class Claims {
   }
 
   /**
-   * Closes: no waiting call starts from now on, and each one in progress whose caller has not
-   * taken its answer loses it to the closer. Returns the give-backs to run, one for each answer
-   * that had come and grants something; answers not come yet will not be acknowledged.
+   * Closes: no waiting call starts from now on, and each one in progress whose caller has not taken
+   * its answer loses it to the closer. Returns the give-backs to run, one for each answer that had
+   * come and grants something; answers not come yet will not be acknowledged.
    */
   List<Runnable> close() {
     List<Claim> claims;

@@ -13,7 +13,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Requests and reads over a {@link Link}, in the forms the public API needs: blocking (for quick
@@ -94,7 +97,8 @@ public final class Rpc {
       try {
         answer = check((Response) link.await(call, deadline));
       } catch (InterruptedException e) {
-        cancel(call, claim);
+        // if the withdrawal went unanswered, the call's claim stays open for its late answer
+        held = !cancel(call, claim);
         Thread.interrupted(); // an interrupt during the cancel is the one being thrown
         throw e;
       }
@@ -169,7 +173,15 @@ public final class Rpc {
     }
   }
 
-  private void cancel(Call call, Claim claim) {
+  /**
+   * Withdraws an interrupted waiting call and gives back what it was granted first. Returns false
+   * if its answer could not be awaited (no answer to the withdrawal within the answer timeout): the
+   * call is still pending, and a grant that answers it later is given back then, on a thread of its
+   * own; until then the call keeps its claim, so a close meanwhile leaves that answer
+   * unacknowledged.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the late answer's handler ends the claim itself
+  private boolean cancel(Call call, Claim claim) {
     try {
       call(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)));
       long deadline = System.nanoTime() + answerTimeoutNanos;
@@ -185,9 +197,25 @@ public final class Rpc {
       if (!answer.hasFailure() && claim.take()) {
         claim.undo.accept(answer);
       }
-    } catch (SemaforException ignored) {
-      // the session is gone (what was granted went back with it), or the client closed (the
-      // closing gives back what came: the claim is its)
+      return true;
+    } catch (SemaforException e) {
+      if (link.isClosed()) {
+        return true; // the closing gives back what came: the claim is its
+      }
+      // no answer in time, yet the session may live: the call's answer may still come (or just
+      // came), and a grant in it would be acknowledged with no caller to report it to (issue 31);
+      // if the session was lost instead, the call failed and what it granted went back with it
+      call.answer.whenComplete(
+          (late, failed) -> {
+            try {
+              if (late instanceof Response r && !r.hasFailure() && claim.take()) {
+                giveBackLater(claim, r);
+              }
+            } finally {
+              claims.done(claim);
+            }
+          });
+      return false;
     }
   }
 
@@ -283,6 +311,169 @@ public final class Rpc {
                       : cause);
             });
     return confirmed;
+  }
+
+  /**
+   * The asynchronous form of {@link #callWaiting} (docs/semantics.md#cancelled-waits), for a grant
+   * reported as soon as it is read: {@link #callWaitingAsync(Request.Builder, Consumer, Function,
+   * Function, BiFunction)} with nothing to confirm.
+   */
+  public <T> CompletableFuture<T> callWaitingAsync(
+      Request.Builder request, Consumer<Response> undo, Function<Response, T> report) {
+    return callWaitingAsync(
+        request,
+        undo,
+        answer -> CompletableFuture.completedFuture(null),
+        report,
+        false,
+        (answer, e) -> new Unreported(e, true));
+  }
+
+  /**
+   * The asynchronous form of {@link #callHeld} (docs/semantics.md#cancelled-waits). Once the answer
+   * is read and {@code confirm}'s future for it completes (at once, or once the grant's delivery is
+   * confirmed), the grant becomes the caller's and the returned future completes with what {@code
+   * report} makes of it; {@code report} runs only while the future is not done. If the caller
+   * cancels the future after {@code report} ran, the grant is given back unless {@code callsBack}
+   * (the report called the caller's callbacks with it: then it was reported). Otherwise the grant
+   * is given back with {@code undo}: if the caller cancelled the future (the request is then
+   * withdrawn from the server, and a grant that raced the withdrawal goes back), or if {@code
+   * confirm} failed and {@code unconfirmed} says so (it also names the failure to report). If the
+   * client is closed first, the closing gives the grant back ({@link #giveBackWaiting}) and the
+   * future fails with UNAVAILABLE. Give-backs run on a thread of their own: the thread completing a
+   * future may be the one reading the connection, which must not wait for its own reading.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // each stage hands every outcome on to result
+  public <T> CompletableFuture<T> callWaitingAsync(
+      Request.Builder request,
+      Consumer<Response> undo,
+      Function<Response, CompletableFuture<?>> confirm,
+      Function<Response, T> report,
+      boolean callsBack,
+      BiFunction<Response, SemaforException, Unreported> unconfirmed) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Claim claim;
+    try {
+      claim = claims.open(undo);
+    } catch (SemaforException closed) {
+      result.completeExceptionally(closed);
+      return result;
+    }
+    Call call = link.request(request, true, claim);
+    result.whenComplete(
+        (value, error) -> {
+          if (result.isCancelled() && !call.answer.isDone()) {
+            withdraw(call);
+          }
+        });
+    call.answer.whenComplete(
+        (answer, error) -> {
+          if (error != null) {
+            claims.done(claim);
+            result.completeExceptionally(unwrap(error));
+            return;
+          }
+          Response r = (Response) answer;
+          if (r.hasFailure()) {
+            claims.done(claim);
+            result.completeExceptionally(ErrorCodes.exception(r.getFailure()));
+            return;
+          }
+          CompletableFuture<?> confirmed;
+          try {
+            confirmed = confirm.apply(r);
+          } catch (RuntimeException e) {
+            confirmed = CompletableFuture.failedFuture(e);
+          }
+          confirmed.whenComplete(
+              (ignored, failure) ->
+                  hand(result, claim, r, failure, report, callsBack, unconfirmed));
+        });
+    return result;
+  }
+
+  /**
+   * What a caller's future fails with when its grant's delivery was not confirmed, and what then.
+   */
+  public record Unreported(SemaforException failure, boolean giveBack) {}
+
+  /** Hands a confirmed answer to the caller's future, or gives its grant back. */
+  private <T> void hand(
+      CompletableFuture<T> result,
+      Claim claim,
+      Response answer,
+      @Nullable Throwable failure,
+      Function<Response, T> report,
+      boolean callsBack,
+      BiFunction<Response, SemaforException, Unreported> unconfirmed) {
+    try {
+      if (!claim.take()) {
+        // the client closed first: the closing gave the grant back
+        result.completeExceptionally(
+            new SemaforException(
+                ErrorCode.UNAVAILABLE,
+                "the client was closed while this call waited; what it was granted was given"
+                    + " back"));
+      } else if (failure != null) {
+        RuntimeException cause = unwrap(failure);
+        Unreported u =
+            unconfirmed.apply(
+                answer,
+                cause instanceof SemaforException s
+                    ? s
+                    : new SemaforException(ErrorCode.UNAVAILABLE, String.valueOf(cause), cause));
+        if (u.giveBack()) {
+          giveBackLater(claim, answer);
+        }
+        result.completeExceptionally(u.failure());
+      } else if (result.isDone()) {
+        giveBackLater(claim, answer); // the caller cancelled its future first
+      } else {
+        T value;
+        try {
+          value = report.apply(answer);
+        } catch (RuntimeException e) {
+          result.completeExceptionally(e);
+          return;
+        }
+        if (!result.complete(value) && !callsBack) {
+          giveBackLater(claim, answer); // cancelled just now; callbacks would have reported it
+        }
+      }
+    } finally {
+      claims.done(claim);
+    }
+  }
+
+  /**
+   * The caller cancelled a waiting call's future: withdraws the request from the server (the
+   * cancel's own answer says nothing the call's answer does not).
+   */
+  private void withdraw(Call call) {
+    try {
+      link.request(Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(call.id)), true);
+    } catch (SemaforException closed) {
+      // the client is closed: the call fails, and the closing gives back what came
+    }
+  }
+
+  /**
+   * Gives a grant back on a thread of its own: the thread completing a future may be the one that
+   * reads the connection, which would wait for its own reading.
+   */
+  private static void giveBackLater(Claim claim, Response answer) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                claim.undo.accept(answer);
+              } catch (SemaforException e) {
+                // the session or the server is gone: an unacknowledged grant goes back with it
+              }
+            },
+            "semafor-give-back");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** A request whose answer completes the future (on whichever thread reads it). */
