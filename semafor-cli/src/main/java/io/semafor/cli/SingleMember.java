@@ -5,11 +5,11 @@ import io.semafor.raft.ClusterConfig;
 /**
  * The one member of a durable single node: {@code semafor server --data-dir DIR} without {@code
  * --peers} runs a one-member cluster of the default replicator (decision 0051). Its address is
- * implied by the options a single node has anyway: the client port is {@code --port}, the Raft
- * port {@code --port + 100} (7400 and 7500 by default, as in every example of a cluster), so the
- * node can later grow into a cluster with {@code semafor cluster add}. The address goes into the
- * node's log; a later start that implies another address is refused by the replicator (the log's
- * member is kept), so the port must stay the same from start to start.
+ * implied by the options a single node has anyway: the client port is {@code --port}, the Raft port
+ * {@code --port + 100} (7400 and 7500 by default, as in every example of a cluster), so the node
+ * can later grow into a cluster with {@code semafor cluster add}. The address goes into the node's
+ * log; a later start that implies another address is refused by the replicator (the log's member is
+ * kept), so the port must stay the same from start to start.
  *
  * @param id the node id ({@code --node-id}, else {@link #DEFAULT_ID})
  * @param host the host it listens on and members would reach it at ({@code --host})

@@ -141,8 +141,7 @@ class DurableSingleNodeCliTest {
   @Test
   void aDataDirWithPortZeroIsRefusedNamingThePort(@TempDir Path dir) throws Exception {
     Finished refused =
-        CliProcess.runRaw(
-            "server", "--data-dir", dir.resolve("data").toString(), "--port", "0");
+        CliProcess.runRaw("server", "--data-dir", dir.resolve("data").toString(), "--port", "0");
     assertThat(refused.status()).isEqualTo(ExitCodes.USAGE);
     assertThat(refused.err()).contains("--port 0: ").contains("fixed --port");
     assertThat(dir.resolve("data")).doesNotExist();

@@ -459,10 +459,7 @@ class ConsoleBrowserTest {
 
   /** The cells of the members table's row for {@code id} (empty if it has none). */
   private static List<String> member(String id) {
-    return rows("members").stream()
-        .filter(r -> r.get(0).equals(id))
-        .findFirst()
-        .orElse(List.of());
+    return rows("members").stream().filter(r -> r.get(0).equals(id)).findFirst().orElse(List.of());
   }
 
   @Test
@@ -496,7 +493,9 @@ class ConsoleBrowserTest {
                         + " return [r.left, r.right, l.clientWidth, l.scrollWidth]; })");
     for (int i = 0; i < boxes.size(); i++) {
       List<Number> box = boxes.get(i);
-      assertThat(box.get(3).doubleValue()).as("label %d is cut", i).isLessThanOrEqualTo(box.get(2).doubleValue());
+      assertThat(box.get(3).doubleValue())
+          .as("label %d is cut", i)
+          .isLessThanOrEqualTo(box.get(2).doubleValue());
       if (i > 0) {
         assertThat(box.get(0).doubleValue())
             .as("label %d overlaps the one before it", i)
@@ -568,5 +567,4 @@ class ConsoleBrowserTest {
     assertThat(browser().findElement(By.id("detail-link")).getAttribute("href"))
         .isEqualTo(page + "#/semaphore/jobs%2Fprinters");
   }
-
 }

@@ -137,5 +137,4 @@ class ConsoleClusterTest {
     }
     return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
   }
-
 }

@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * When this member last heard from each other member, by node id: the time of the last frame a
  * member sent it (a response to a heartbeat or an append, a vote, a control message). A leader's
- * followers answer every heartbeat, so a member silent for longer than the election timeout is
- * one the leader cannot reach (killed, cut off, frozen), which MicroRaft's own report cannot tell
- * from a healthy follower that is up to date. Times are {@link System#nanoTime} values given by the
+ * followers answer every heartbeat, so a member silent for longer than the election timeout is one
+ * the leader cannot reach (killed, cut off, frozen), which MicroRaft's own report cannot tell from
+ * a healthy follower that is up to date. Times are {@link System#nanoTime} values given by the
  * caller; thread-safe (written on the loop, read by the status endpoint).
  */
 final class HeardFrom {

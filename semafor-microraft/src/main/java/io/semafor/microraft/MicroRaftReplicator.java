@@ -373,7 +373,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
 
   /** {@code id=host:clientPort:raftPort} for a Semafor endpoint, else its id. */
   private static String describe(RaftEndpoint endpoint) {
-    return endpoint instanceof MemberEndpoint m ? m.member().toString() : String.valueOf(endpoint.getId());
+    return endpoint instanceof MemberEndpoint m
+        ? m.member().toString()
+        : String.valueOf(endpoint.getId());
   }
 
   private static void closeQuietly(FileLogStore store) {
@@ -587,8 +589,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
                   // is past the election timeout: a killed member's match index stays where it was
                   one.put("sinceHeardMillis", heard);
                   one.put(
-                      "reachable",
-                      !Silence.unreachable(heard, upMillis, config.electionTimeout()));
+                      "reachable", !Silence.unreachable(heard, upMillis, config.electionTimeout()));
                   followers.add(one);
                 });
         out.put("followers", followers);

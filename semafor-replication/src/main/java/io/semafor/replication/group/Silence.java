@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
  * When a leader calls a member unreachable, the same rule for every replicator: it has not heard
  * from it for longer than {@link #limit} — the election timeout (the time a follower waits for its
  * leader before it gives up), but at least {@link #FLOOR}, so that a healthy follower on a busy
- * machine, answering a heartbeat late, is not shown as lost. Followers answer every heartbeat, so
- * a member past the limit is down, cut off or frozen. Pure: times are arguments.
+ * machine, answering a heartbeat late, is not shown as lost. Followers answer every heartbeat, so a
+ * member past the limit is down, cut off or frozen. Pure: times are arguments.
  */
 public final class Silence {
   /** The shortest silence called unreachable, whatever the election timeout. */
