@@ -523,17 +523,12 @@ public final class NamedSemaphore {
           // the caller is told it has no lease, so the lease is released (from whichever session
           // is up; releasing one that went back with the session is a no-op)
           boolean released = held.giveBack();
-          throw new SemaforException(
-              e.code(),
-              "lease "
-                  + lease.permitId()
-                  + " granted, its delivery not confirmed ("
-                  + e.getMessage()
-                  + "): "
-                  + (released
-                      ? "it was released"
-                      : "releasing it failed too: it ends at its TTL unless released"),
-              e);
+          throw undelivered(
+              lease.permitId(),
+              e,
+              released
+                  ? "it was released"
+                  : "releasing it failed too: it ends at its TTL unless released");
         }
       }
       held.take();
@@ -563,15 +558,27 @@ public final class NamedSemaphore {
         false,
         (r, e) ->
             new Rpc.Unreported(
-                new SemaforException(
-                    e.code(),
-                    "lease "
-                        + r.getLeaseGranted().getPermitId()
-                        + " granted, its delivery not confirmed ("
-                        + e.getMessage()
-                        + "): it is being released (see SemaforClient.lease if that fails too)",
-                    e),
+                undelivered(
+                    r.getLeaseGranted().getPermitId(),
+                    e,
+                    "it is being released (see SemaforClient.lease if that fails too)"),
                 true));
+  }
+
+  /**
+   * What a lease's caller is told when the lease was granted but its delivery could not be
+   * confirmed ({@code e}): its id, the reason, and what became of it ({@code outcome}).
+   */
+  private static SemaforException undelivered(long permitId, SemaforException e, String outcome) {
+    return new SemaforException(
+        e.code(),
+        "lease "
+            + permitId
+            + " granted, its delivery not confirmed ("
+            + e.getMessage()
+            + "): "
+            + outcome,
+        e);
   }
 
   /** Releases a lease granted to a caller that will not get it. */

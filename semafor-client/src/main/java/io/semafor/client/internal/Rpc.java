@@ -138,9 +138,7 @@ public final class Rpc {
      */
     public Response take() {
       if (!tryTake()) {
-        throw new SemaforException(
-            ErrorCode.UNAVAILABLE,
-            "the client was closed while this call waited; what it was granted was given back");
+        throw closedWhileWaiting();
       }
       return answer;
     }
@@ -409,11 +407,7 @@ public final class Rpc {
     try {
       if (!claim.take()) {
         // the client closed first: the closing gave the grant back
-        result.completeExceptionally(
-            new SemaforException(
-                ErrorCode.UNAVAILABLE,
-                "the client was closed while this call waited; what it was granted was given"
-                    + " back"));
+        result.completeExceptionally(closedWhileWaiting());
       } else if (failure != null) {
         RuntimeException cause = unwrap(failure);
         Unreported u =
@@ -443,6 +437,15 @@ public final class Rpc {
     } finally {
       claims.done(claim);
     }
+  }
+
+  /**
+   * What a waiting call whose client closed under it fails with: the closing gave its grant back.
+   */
+  private static SemaforException closedWhileWaiting() {
+    return new SemaforException(
+        ErrorCode.UNAVAILABLE,
+        "the client was closed while this call waited; what it was granted was given back");
   }
 
   /**
