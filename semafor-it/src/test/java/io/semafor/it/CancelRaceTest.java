@@ -120,43 +120,55 @@ class CancelRaceTest {
 
   @Test
   void everyFormGivesBackOrReportsAGrantThatRacesEveryCancellation() throws Exception {
-    List<String> lost = new ArrayList<>();
-    Map<String, Integer> told = new TreeMap<>();
-    int races = 0;
-    for (Form form : chosen(Form.class, "cancelRace.forms")) {
-      for (Cancellation cancellation : chosen(Cancellation.class, "cancelRace.cancellations")) {
-        long pairStarted = System.nanoTime();
-        for (int round = 0; round < ROUNDS; round++) {
-          // every other round the holder is another thread of the waiting client: then the waiting
-          // thread is often parked while that thread reads, and an interrupt wakes it at once
-          String failure = race(form, cancellation, round % 2 == 1, told);
-          races++;
-          if (failure != null) {
-            lost.add(form + " x " + cancellation + " round " + round + ": " + failure);
-            System.out.println("LOST " + lost.get(lost.size() - 1));
-          }
-        }
-        System.out.printf(
-            "%s x %s: %d ms%n", form, cancellation, (System.nanoTime() - pairStarted) / 1_000_000);
-      }
-    }
-    told.forEach((what, count) -> System.out.println(what + ": " + count));
-    assertThat(lost)
-        .as("grants lost in %d races (seed %d: -DcancelRace.seed=%d)", races, seed, seed)
-        .isEmpty();
+    assertNoGrantLost(
+        Form.class,
+        "cancelRace.forms",
+        Cancellation.class,
+        "cancelRace.cancellations",
+        ROUNDS,
+        this::race);
   }
 
   @Test
   void everyAsyncFormGivesBackOrReportsAGrantThatRacesEveryCancellation() throws Exception {
+    assertNoGrantLost(
+        AsyncForm.class,
+        "cancelRace.asyncForms",
+        AsyncCancellation.class,
+        "cancelRace.asyncCancellations",
+        ASYNC_ROUNDS,
+        this::raceAsync);
+  }
+
+  /** One race of a form against a cancellation; returns what was wrong after it, or null. */
+  @FunctionalInterface
+  private interface Race<F, C> {
+    @Nullable String run(F form, C cancellation, boolean shared, Map<String, Integer> tally)
+        throws Exception;
+  }
+
+  /**
+   * Runs {@code rounds} races of every chosen form against every chosen cancellation, and asserts
+   * that none lost a grant. Every other round the holder is another thread of the waiting client:
+   * then the waiting thread is often parked while that thread reads, and an interrupt wakes it at
+   * once.
+   */
+  private <F extends Enum<F>, C extends Enum<C>> void assertNoGrantLost(
+      Class<F> forms,
+      String formsProperty,
+      Class<C> cancellations,
+      String cancellationsProperty,
+      int rounds,
+      Race<F, C> race)
+      throws Exception {
     List<String> lost = new ArrayList<>();
     Map<String, Integer> told = new TreeMap<>();
     int races = 0;
-    for (AsyncForm form : chosen(AsyncForm.class, "cancelRace.asyncForms")) {
-      for (AsyncCancellation cancellation :
-          chosen(AsyncCancellation.class, "cancelRace.asyncCancellations")) {
+    for (F form : chosen(forms, formsProperty)) {
+      for (C cancellation : chosen(cancellations, cancellationsProperty)) {
         long pairStarted = System.nanoTime();
-        for (int round = 0; round < ASYNC_ROUNDS; round++) {
-          String failure = raceAsync(form, cancellation, round % 2 == 1, told);
+        for (int round = 0; round < rounds; round++) {
+          String failure = race.run(form, cancellation, round % 2 == 1, told);
           races++;
           if (failure != null) {
             lost.add(form + " x " + cancellation + " round " + round + ": " + failure);
