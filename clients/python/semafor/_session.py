@@ -316,6 +316,11 @@ class ClientSession:
         return min(due) if due else None
 
     @property
+    def conn(self) -> int:
+        """The number of the connection the last ``Dial`` asked for."""
+        return self._conn
+
+    @property
     def phase(self) -> str:
         """idle, dialing, hello, ready, backoff or closed."""
         return self._phase

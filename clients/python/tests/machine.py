@@ -56,7 +56,7 @@ class Harness:
         return [d.address for d in self.of(fx.Dial)]
 
     def last_conn(self) -> int:
-        return self.m._conn  # the connection number of the last Dial
+        return self.m.conn
 
     def receive(self, **body) -> None:
         self.m.received(pb.ServerFrame(**body), self.now)

@@ -426,6 +426,7 @@ def test_a_watch_cut_in_the_middle_of_a_commands_events_resumes_before_it_and_sk
     h = Harness()
     h.open()
     wid = h.m.watch(b"", h.now, prefix=True)
+    h.sent()
     h.receive(watch_event=_event(wid, 12, pb.WatchEvent.SYNCED))
     h.receive(watch_event=_event(wid, 15, pb.WatchEvent.CHANGED, b"a"))  # one command, two names:
     h.drop()  # cut before "b" at 15 was told
@@ -444,6 +445,7 @@ def test_a_watch_failed_by_the_server_ends_with_its_error():
     h = Harness()
     h.open()
     wid = h.m.watch(b"x", h.now)
+    h.sent()
     h.receive(watch_event=pb.WatchEvent(id=wid, kind=pb.WatchEvent.FAILED,
                                         failure=failure(ErrorCode.PERMISSION_DENIED, "no")))
     (ended,) = h.of(fx.WatchEnded)

@@ -1,0 +1,297 @@
+"""The blocking client's driver: one I/O thread runs the session machine's effects (dial, TLS,
+read, tick); callers submit under a lock and block on their call's event.
+
+Plaintext frames are written by the submitting thread itself (one system call, no hand-off);
+over TLS every write goes through the I/O thread, because an ``SSLSocket`` must not be read and
+written from two threads at once."""
+
+from __future__ import annotations
+
+import select
+import socket
+import ssl
+import threading
+import time
+from typing import Callable, Dict, List, Optional, Tuple
+
+from semafor import _effects as fx
+from semafor import _ops
+from semafor._codec import FrameDecoder, FrameError, encode
+from semafor._proto import semafor_pb2 as pb
+from semafor._session import ClientSession, SessionConfig
+from semafor.errors import SemaforError
+
+WRITE_TIMEOUT_S = 5.0  # a peer that stops reading: the connection is given up
+
+
+def split_address(address: str) -> Tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+class Call:
+    """One request's answer, as a caller waits for it."""
+
+    __slots__ = ("event", "response", "error", "abandoned", "ignore", "request")
+
+    def __init__(self, ignore: bool = False) -> None:
+        self.event = threading.Event()
+        self.response: Optional[object] = None
+        self.error: Optional[SemaforError] = None
+        self.abandoned = False  # its caller is gone: a grant that answers it is given back
+        self.ignore = ignore  # a give-back of our own: nobody waits for it
+        self.request: Optional[pb.Request] = None
+
+
+class Driver:
+    """Owns the socket, the I/O thread and the machine (guarded by ``lock``)."""
+
+    def __init__(self, config: SessionConfig, tls: Optional[ssl.SSLContext],
+                 connect_timeout: float) -> None:
+        self.machine = ClientSession(config)
+        self.lock = threading.RLock()
+        self.tls = tls
+        self.connect_timeout = connect_timeout
+        self.calls: Dict[int, Call] = {}
+        self.reads: Dict[int, Call] = {}
+        self.watchers: Dict[int, Callable[[object], None]] = {}
+        self.session_lost: List[Callable[[SemaforError], None]] = []
+        self.opened = threading.Event()
+        self.closed = threading.Event()
+        self.refused: Optional[SemaforError] = None
+        self.epoch = 0
+        self._sock: Optional[socket.socket] = None
+        self._conn = 0
+        self._dial: Optional[Tuple[int, str]] = None
+        self._outbox: List[bytes] = []
+        self._decoder = FrameDecoder()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="semafor-io", daemon=True)
+
+    @staticmethod
+    def now() -> int:
+        return time.monotonic_ns()
+
+    def start(self) -> None:
+        self._thread.start()
+        with self.lock:
+            self.machine.start(self.now())
+            self.apply()
+
+    # ------------------------------------------------------------------ effects (under the lock)
+
+    def apply(self) -> None:
+        """Runs the machine's effects until it has none left."""
+        for _ in range(1000):
+            effects = self.machine.take()
+            if not effects:
+                return
+            for e in effects:
+                self._effect(e)
+
+    def _effect(self, e: fx.Effect) -> None:
+        if isinstance(e, fx.Send):
+            self._write(encode(e.frame))
+        elif isinstance(e, fx.Completed):
+            self._completed(e.request_id, e.request, e.response)
+        elif isinstance(e, fx.Failed):
+            self._finish(self.calls.pop(e.request_id, None), error=e.error)
+        elif isinstance(e, fx.ReadCompleted):
+            self._finish(self.reads.pop(e.read_id, None), response=e.response)
+        elif isinstance(e, fx.ReadFailed):
+            self._finish(self.reads.pop(e.read_id, None), error=e.error)
+        elif isinstance(e, fx.WatchEventReceived):
+            self._watch(e.watch_id, e.event)
+        elif isinstance(e, fx.WatchEnded):
+            self._watch(e.watch_id, e.error)
+            self.watchers.pop(e.watch_id, None)
+        elif isinstance(e, fx.Dial):
+            self._close_socket()
+            self._dial = (e.conn, e.address)
+            self._wake()
+        elif isinstance(e, fx.Hangup):
+            if e.conn == self._conn:
+                self._close_socket()
+        elif isinstance(e, fx.Opened):
+            self.epoch = e.epoch
+            self.opened.set()
+        elif isinstance(e, fx.HelloRefused):
+            self.refused = e.error
+            self.opened.set()
+        elif isinstance(e, fx.SessionLost):
+            for listener in list(self.session_lost):
+                try:
+                    listener(e.error)
+                except Exception:  # a listener's bug must not stop the I/O thread
+                    pass
+        elif isinstance(e, fx.Closed):
+            self.closed.set()
+
+    def _watch(self, watch_id: int, item: object) -> None:
+        sink = self.watchers.get(watch_id)
+        if sink is not None:
+            sink(item)
+
+    def _completed(self, rid: int, request: pb.Request, response: pb.Response) -> None:
+        call = self.calls.pop(rid, None)
+        if call is None or call.abandoned:  # the caller is gone (or was told UNAVAILABLE)
+            self.give_back(request, response)
+            if call is not None:
+                call.event.set()
+            return
+        self._finish(call, response=response)
+
+    @staticmethod
+    def _finish(call: Optional[Call], response: object = None, error: Optional[SemaforError] = None) -> None:
+        if call is not None:
+            call.response, call.error = response, error
+            call.event.set()
+
+    def give_back(self, request: pb.Request, response: pb.Response) -> None:
+        """Fire-and-forget requests that undo a grant nobody will receive."""
+        for undo in _ops.give_back(request, response):
+            self.calls[self.machine.submit(undo, self.now())] = Call(ignore=True)
+
+    def _write(self, data: bytes) -> None:
+        if self._sock is None:
+            return
+        if self.tls is not None and threading.current_thread() is not self._thread:
+            self._outbox.append(data)
+            self._wake()
+            return
+        try:
+            self._sock.sendall(data)
+        except OSError:
+            self._lost(self._conn)
+
+    def _lost(self, conn: int) -> None:
+        if conn == self._conn:
+            self._close_socket()
+            self.machine.disconnected(self.now(), conn)
+
+    def _close_socket(self) -> None:
+        sock, self._sock = self._sock, None
+        self._outbox.clear()
+        self._decoder.reset()
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def _wake(self) -> None:
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------ the I/O thread
+
+    def _run(self) -> None:
+        while not self._stopping:
+            with self.lock:
+                dial, self._dial = self._dial, None
+            if dial is not None:
+                self._connect(*dial)
+                continue
+            with self.lock:
+                sock, outbox, self._outbox = self._sock, self._outbox, []
+                due = self.machine.next_deadline()
+            if sock is not None and outbox:
+                try:
+                    for data in outbox:
+                        sock.sendall(data)
+                except OSError:
+                    with self.lock:
+                        self._lost(self._conn)
+                        self.apply()
+                    continue
+            wait = 1.0 if due is None else min(1.0, max(0.0, (due - self.now()) / 1e9))
+            readable = self._select(sock, wait)
+            if readable:
+                self._read(sock)
+            with self.lock:
+                self.machine.tick(self.now())
+                self.apply()
+
+    def _select(self, sock: Optional[socket.socket], wait: float) -> bool:
+        if isinstance(sock, ssl.SSLSocket) and sock.pending():
+            return True
+        watched = [self._wake_r] + ([sock] if sock is not None else [])
+        try:
+            ready, _, _ = select.select(watched, [], [], wait)
+        except (OSError, ValueError):  # closed under us by a Hangup
+            return False
+        if self._wake_r in ready:
+            try:
+                while self._wake_r.recv(4096):
+                    pass
+            except OSError:
+                pass
+        return sock is not None and sock in ready
+
+    def _read(self, sock: socket.socket) -> None:
+        conn = self._conn
+        try:
+            data = sock.recv(65536)
+        except (ssl.SSLWantReadError, socket.timeout):
+            return
+        except OSError:
+            data = b""
+        with self.lock:
+            if self._sock is not sock:
+                return
+            if not data:
+                self._lost(conn)
+                self.apply()
+                return
+            try:
+                frames = self._decoder.feed(data)
+            except FrameError:
+                frames = None
+            if frames is None:
+                self._lost(conn)
+            else:
+                now = self.now()
+                for frame in frames:
+                    self.machine.received(frame, now, conn)
+                    self.apply()
+            self.apply()
+
+    def _connect(self, conn: int, address: str) -> None:
+        sock: Optional[socket.socket] = None
+        try:
+            host, port = split_address(address)
+            sock = socket.create_connection((host, port), timeout=self.connect_timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.tls is not None:
+                sock = self.tls.wrap_socket(sock, server_hostname=host)
+            sock.settimeout(WRITE_TIMEOUT_S)
+        except (OSError, ValueError):
+            if sock is not None:
+                sock.close()
+            with self.lock:
+                self.machine.disconnected(self.now(), conn)
+                self.apply()
+            return
+        with self.lock:
+            if self._stopping or self.machine.conn != conn:
+                sock.close()
+                return
+            self._sock, self._conn = sock, conn
+            self._decoder.reset()
+            self.machine.connected(self.now(), conn)
+            self.apply()
+
+    def stop(self) -> None:
+        """Stops the I/O thread and closes the sockets (after ``close`` or a failed connect)."""
+        with self.lock:
+            self._stopping = True
+            self._close_socket()
+        self._wake()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(5.0)
+        for s in (self._wake_r, self._wake_w):
+            s.close()
