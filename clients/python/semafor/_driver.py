@@ -7,12 +7,13 @@ written from two threads at once."""
 
 from __future__ import annotations
 
+import collections
 import select
 import socket
 import ssl
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Deque, Dict, List, Optional, Tuple
 
 from semafor import _effects as fx
 from semafor import _ops
@@ -64,6 +65,7 @@ class Driver:
         self._conn = 0
         self._dial: Optional[Tuple[int, str]] = None
         self._outbox: List[bytes] = []
+        self._effects: Deque[fx.Effect] = collections.deque()
         self._decoder = FrameDecoder()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -83,13 +85,15 @@ class Driver:
     # ------------------------------------------------------------------ effects (under the lock)
 
     def apply(self) -> None:
-        """Runs the machine's effects until it has none left."""
-        for _ in range(1000):
-            effects = self.machine.take()
-            if not effects:
-                return
-            for e in effects:
-                self._effect(e)
+        """Runs the machine's effects until it has none left. They wait in a queue so that an
+        exception raised into a caller's thread midway (KeyboardInterrupt) loses none: the next
+        ``apply``, the I/O thread's at the latest, runs the rest."""
+        queue = self._effects
+        queue.extend(self.machine.take())
+        while queue:
+            self._effect(queue.popleft())
+            if not queue:
+                queue.extend(self.machine.take())
 
     def _effect(self, e: fx.Effect) -> None:
         if isinstance(e, fx.Send):

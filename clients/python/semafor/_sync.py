@@ -9,7 +9,7 @@ withdrawal is given back (docs/semantics.md#cancelled-waits)."""
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Union
+from typing import Callable, List, Optional, TypeVar, Union
 
 from semafor import _ops
 from semafor._common import ANSWER_TIMEOUT_S, TlsArg, session_config, tls_context
@@ -18,6 +18,9 @@ from semafor._proto import semafor_pb2 as pb
 from semafor._sync_handles import Lease, Permit, WaitMany, Watch
 from semafor.errors import SemaforError
 from semafor.types import Detail, Grant, Options, Policy, SemopOp, SemopResult, Status, Timeout
+
+
+T = TypeVar("T")
 
 
 class AcquireTimeout(TimeoutError):
@@ -89,22 +92,31 @@ class Client:
 
     # ------------------------------------------------------------------ calls
 
-    def _call(self, request: pb.Request, confirm: bool = False) -> pb.Response:
+    def _call(self, request: pb.Request, confirm: bool = False,
+              convert: Optional[Callable[[pb.Response], T]] = None) -> T:
+        """Submits ``request`` and blocks for its answer, turned into the caller's value by
+        ``convert`` inside the guard: an exception (KeyboardInterrupt) raised before the value
+        is handed over withdraws the wait and gives back a grant that came."""
         d = self._driver
         call = Call()
         call.request = request
-        with d.lock:
-            rid = d.machine.submit(request, d.now(), confirm_delivery=confirm)
-            d.calls[rid] = call
-            d.apply()
+        rid = 0
         try:
+            with d.lock:
+                rid = d.machine.submit(request, d.now(), confirm_delivery=confirm)
+                d.calls[rid] = call
+                d.apply()
             call.event.wait()
-        except BaseException:
-            self._withdraw(rid, call)
+            if call.error is not None:
+                raise call.error
+            response = _ops.checked(call.response)  # type: ignore[arg-type]
+            return convert(response) if convert is not None else response  # type: ignore[return-value]
+        except SemaforError:
             raise
-        if call.error is not None:
-            raise call.error
-        return _ops.checked(call.response)  # type: ignore[arg-type]
+        except BaseException:
+            if rid:
+                self._withdraw(rid, call)
+            raise
 
     def _withdraw(self, rid: int, call: Call) -> None:
         """The caller is gone: cancel the wait; a grant that came first goes back."""
@@ -186,8 +198,8 @@ class Client:
         """Applies every op at once, atomically, waiting up to ``timeout`` until all can proceed
         (``done`` false: timed out, nothing applied). Raises ``WouldBlock`` for a ``no_wait`` op
         that could not proceed. Interrupted: withdrawn, and undone if it raced."""
-        r = self._call(_ops.semop_request(ops, _ops.timeout_ns(timeout)))
-        return _ops.semop_result(r.semop_done)
+        return self._call(_ops.semop_request(ops, _ops.timeout_ns(timeout)),
+                          convert=lambda r: _ops.semop_result(r.semop_done))
 
     def wait_many(self) -> WaitMany:
         """A new IRIS WaitMany list of this session (see :class:`WaitMany`)."""
@@ -255,20 +267,24 @@ class Semaphore:
         """As :meth:`acquire`, but returns None when not granted within ``timeout`` (default: at
         once, without waiting)."""
         epoch = self.client._driver.epoch
-        r = self.client._call(pb.Request(acquire=pb.Acquire(
-            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=True)))
-        g = r.granted
-        if g.amount == 0:
-            return None
-        return Permit(self.client, self.name, g.amount, g.token, g.sequence, tuple(g.slots), epoch)
+
+        def permit(r: pb.Response) -> Optional[Permit]:
+            g = r.granted
+            if g.amount == 0:
+                return None
+            return Permit(self.client, self.name, g.amount, g.token, g.sequence, tuple(g.slots), epoch)
+
+        return self.client._call(pb.Request(acquire=pb.Acquire(
+            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=True)),
+            convert=permit)
 
     def decrement(self, amount: int = 1, timeout: Timeout = None) -> Grant:
         """IRIS's partial decrement: once the value is positive takes ``min(value, amount)``, for
         good (give it back with :meth:`increment`). Blocks until then or ``timeout`` (the grant's
         ``amount`` is 0 then)."""
-        r = self.client._call(pb.Request(decrement=pb.Decrement(
-            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=False)))
-        return _ops.grant(r.granted)
+        return self.client._call(pb.Request(decrement=pb.Decrement(
+            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=False)),
+            convert=lambda r: _ops.grant(r.granted))
 
     def lease(self, amount: int = 1, ttl: Timeout = 30.0, timeout: Timeout = None,
               auto_renew: bool = False) -> Lease:
@@ -277,14 +293,18 @@ class Semaphore:
         (one more round trip). ``auto_renew``: a background thread renews it every ttl/3 until
         released. Raises :class:`AcquireTimeout` when not granted within ``timeout``."""
         ttl_ns = _ops.duration_ns(ttl, "ttl")
-        r = self.client._call(pb.Request(acquire_lease=pb.AcquireLease(
+        def handed(r: pb.Response) -> Optional[Lease]:
+            g = r.lease_granted
+            if g.permit_id == 0:
+                return None
+            return Lease(self.client, self.name, g.permit_id, g.amount, g.token, g.sequence,
+                         tuple(g.slots), g.expires_in_ns / 1e9)
+
+        lease = self.client._call(pb.Request(acquire_lease=pb.AcquireLease(
             name=self._wire, amount=amount, lease_ttl_ns=ttl_ns, timeout_ns=_ops.timeout_ns(timeout))),
-            confirm=True)
-        g = r.lease_granted
-        if g.permit_id == 0:
+            confirm=True, convert=handed)
+        if lease is None:
             raise AcquireTimeout(f"a lease of {amount} on {self.name!r} not granted within {timeout!r}")
-        lease = Lease(self.client, self.name, g.permit_id, g.amount, g.token, g.sequence,
-                      tuple(g.slots), g.expires_in_ns / 1e9)
         if auto_renew:
             lease.start_auto_renew(ttl_ns / 1e9)
         return lease

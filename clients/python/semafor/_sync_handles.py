@@ -36,18 +36,19 @@ class Permit:
     def release(self) -> None:
         """Gives the permits back (one round trip); idempotent. A permit whose session has ended
         went back with it: nothing is sent. Thread-safe."""
-        with self._lock:
+        with self._lock:  # held across the call: released once, even if interrupted
             if self._released:
                 return
+            if self._client._closed or self._client._driver.epoch != self._epoch:
+                self._released = True
+                return
+            try:
+                self._client._call(pb.Request(release=pb.Release(
+                    name=_ops.name_bytes(self.name), amount=self.amount)))
+            except SemaforError as e:
+                if e.code != ErrorCode.SESSION_EXPIRED:
+                    raise
             self._released = True
-        if self._client._closed or self._client._driver.epoch != self._epoch:
-            return
-        try:
-            self._client._call(pb.Request(release=pb.Release(
-                name=_ops.name_bytes(self.name), amount=self.amount)))
-        except SemaforError as e:
-            if e.code != ErrorCode.SESSION_EXPIRED:
-                raise
 
     def __enter__(self) -> "Permit":
         return self
@@ -149,9 +150,9 @@ class WaitMany:
         reported entry (on this thread) and returns how many; 0 when the timeout passed. The
         grants are the caller's once delivered (one more round trip). Interrupted: withdrawn, and
         a report that raced it is given back (incremented)."""
-        r = self._client._call(pb.Request(wait_many=pb.WaitMany(
-            list_id=self.list_id, timeout_ns=_ops.timeout_ns(timeout))), confirm=True)
-        reports = list(r.wait_many_reported.reports)
+        reports = self._client._call(pb.Request(wait_many=pb.WaitMany(
+            list_id=self.list_id, timeout_ns=_ops.timeout_ns(timeout))), confirm=True,
+            convert=lambda r: list(r.wait_many_reported.reports))
         for report in reports:
             callback = self._callbacks.pop(report.name.decode("utf-8"), None)
             if callback is not None:
