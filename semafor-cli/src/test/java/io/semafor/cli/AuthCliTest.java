@@ -3,6 +3,7 @@ package io.semafor.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.semafor.embedded.FreePorts;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.security.AuthFile;
@@ -231,10 +232,7 @@ class AuthCliTest {
   void aServerProcessWritesRefusedCredentialsToItsAuditLog() throws Exception {
     Path file = dir.resolve("auth.json");
     Files.writeString(file, new AuthFile(List.of(entry(issue("alice")[1])), List.of()).toJson());
-    int port;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.next();
     Path log = dir.resolve("server.log");
     Process p =
         CliProcess.startRaw(

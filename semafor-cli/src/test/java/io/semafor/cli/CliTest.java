@@ -10,6 +10,7 @@ import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreOptions;
 import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.embedded.FreePorts;
 import io.semafor.protocol.Frames;
 import io.semafor.server.BuildInfo;
 import java.io.BufferedReader;
@@ -710,9 +711,7 @@ class CliTest {
     }
   }
 
-  private static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return FreePorts.next();
   }
 }

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.embedded.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,10 +188,7 @@ class RunSafetyTest {
   @Test
   void aServerThatGoesSilentForHalfTheTtlGetsTheCommandStoppedBeforeTheSessionCouldEnd(
       @TempDir Path dir) throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.next();
     Process server =
         CliProcess.startRaw(
             dir.resolve("server.log"),

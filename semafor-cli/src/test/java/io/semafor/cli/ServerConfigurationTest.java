@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.embedded.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,9 +146,7 @@ class ServerConfigurationTest {
     return Files.writeString(dir.resolve(name), text, StandardCharsets.UTF_8);
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return FreePorts.next();
   }
 }

@@ -7,9 +7,8 @@ import io.semafor.cli.CliProcess.Finished;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.embedded.FreePorts;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -278,10 +277,6 @@ class SnapshotCliTest {
   }
 
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return FreePorts.next();
   }
 }

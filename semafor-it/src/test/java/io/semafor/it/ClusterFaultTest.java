@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
+import io.semafor.embedded.FreePorts;
 import io.semafor.it.faults.SyncFaults;
 import io.semafor.server.Main;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package io.semafor.it;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.embedded.FreePorts;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.microraft.MicroRaftSeed;

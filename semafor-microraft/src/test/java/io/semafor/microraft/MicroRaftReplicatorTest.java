@@ -15,13 +15,12 @@ import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.SemaphoreOptions;
+import io.semafor.embedded.FreePorts;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.replication.group.GroupMember;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -630,10 +629,6 @@ class MicroRaftReplicatorTest {
   }
 
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return FreePorts.next();
   }
 }

@@ -9,6 +9,7 @@ import io.microraft.RaftEndpoint;
 import io.microraft.RaftNode;
 import io.microraft.model.message.RaftMessage;
 import io.microraft.statemachine.StateMachine;
+import io.semafor.embedded.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -261,11 +262,7 @@ class PeerTransportTest {
   }
 
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return FreePorts.next();
   }
 
   private static List<Integer> numbers(int n) {
