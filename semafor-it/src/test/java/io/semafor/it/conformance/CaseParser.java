@@ -205,6 +205,10 @@ public final class CaseParser {
     ObjectNode args =
         s.has("args") ? objectNode(s.get("args"), "args") : JsonNodeFactory.instance.objectNode();
     checkArgs(op, args);
+    Handle cancelled = op == Op.CANCEL ? handles.get(args.get("handle").asText()) : null;
+    if (cancelled != null && !cancelled.actor().equals(actor)) {
+      throw fail("cancel: handle " + args.get("handle") + " is another actor's");
+    }
     String start = s.has("start") ? text(s, "start", "the step") : null;
     Link link = links.get(actor);
     if (link == Link.FROZEN || link == Link.DEAD) {

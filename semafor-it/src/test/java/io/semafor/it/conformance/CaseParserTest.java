@@ -121,4 +121,17 @@ class CaseParserTest {
         kase("\"freeze\"", "\"a\": {}", "{\"env\": \"freeze\", \"actor\": \"a\"}, " + CREATE),
         "actor a is FROZEN: it cannot act");
   }
+
+  @Test
+  void aCancelOfAnotherActorsHandleIsRefused() {
+    refused(
+        kase(
+            "\"session\"",
+            "\"a\": {}, \"b\": {}",
+            CREATE
+                + ", {\"op\": \"acquire\", \"actor\": \"a\", \"args\": {\"name\": \"x\","
+                + " \"amount\": 1, \"timeout_ms\": -1}, \"start\": \"h\"}"
+                + ", {\"op\": \"cancel\", \"actor\": \"b\", \"args\": {\"handle\": \"h\"}}"),
+        "handle \"h\" is another actor's");
+  }
 }
