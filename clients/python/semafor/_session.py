@@ -97,6 +97,7 @@ class ClientSession:
         self._want = False  # a connection is wanted (a session, reads or watches to serve)
         self._conn = 0
         self._next_address = 0
+        self._address = ""  # of the current (or last) connection
         self._leader_hint = ""
         self._failed_in_round = 0
         self._backoff = config.backoff_min_ns
@@ -321,6 +322,11 @@ class ClientSession:
         return self._conn
 
     @property
+    def address(self) -> str:
+        """The address the last ``Dial`` asked for (the server of the current connection)."""
+        return self._address
+
+    @property
     def phase(self) -> str:
         """idle, dialing, hello, ready, backoff or closed."""
         return self._phase
@@ -339,6 +345,7 @@ class ClientSession:
             address = addresses[self._next_address % len(addresses)]
             self._next_address += 1
         self._conn += 1
+        self._address = address
         self._phase = DIALING
         self._out.append(Dial(self._conn, address))
 
