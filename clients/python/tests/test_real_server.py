@@ -196,14 +196,17 @@ def test_a_watch_resumes_after_a_dropped_connection_without_losing_a_change(prox
             assert values == [1]
 
 
+CANCEL_CYCLES = 1000  # issue 32 item 4
+
+
 def test_cancel_cycles_leave_the_value_at_capacity_and_no_waiter(server, client):
-    """200 waits interrupted (KeyboardInterrupt) while another session's release races them."""
+    """1,000 waits interrupted (KeyboardInterrupt) while another session's release races them."""
     sem = client.create(unique("cancel"), 1, capacity=1)
     with semafor.connect(server.address) as holder_client:
         holder = holder_client.semaphore(sem.name)
         rng = random.Random(7)
         kept = 0
-        for _ in range(200):
+        for _ in range(CANCEL_CYCLES):
             permit = holder.try_acquire(1, timeout=5)
             assert permit is not None, (sem.inspect(), client.session_id, holder_client.session_id, kept)
             fired = threading.Event()
@@ -222,7 +225,7 @@ def test_cancel_cycles_leave_the_value_at_capacity_and_no_waiter(server, client)
                     got = sem.acquire(1, timeout=5)
                 finally:
                     fired.wait(5)  # the interrupt lands in here if it has not yet
-                    time.sleep(0.02)
+                    time.sleep(0.002)
             except KeyboardInterrupt:
                 pass
             if got is not None:  # handed over before the interrupt: the caller's to release
