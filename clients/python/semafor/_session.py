@@ -200,15 +200,24 @@ class ClientSession:
         if now - self._last_sent >= self.ttl_ns // 3:
             self._send_keepalive(now)
 
-    def submit(self, request: pb.Request, now: int, confirm_delivery: bool = False) -> int:
+    def submit(self, request: pb.Request, now: int, confirm_delivery: bool = False,
+               session_epoch: Optional[int] = None) -> int:
         """Queues ``request`` (its ``op`` set; id and acks are the machine's) and returns its id.
         Its answer comes as ``Completed`` (or ``Failed``); with ``confirm_delivery``, only once
         the server has applied its acknowledgement (a lease or a WaitMany report: a grant that
-        outlives the session only once delivered)."""
+        outlives the session only once delivered). With ``session_epoch`` (the ``epoch`` of the
+        session that owns what the request names: a release of owned permits), the request is
+        for that session alone: if it was lost meanwhile, it fails ``SESSION_EXPIRED`` unsent,
+        and never reaches a newer session of this client (whose permits it would take)."""
         rid = self._next_id
         self._next_id += 1
         request.id = rid
         del request.acks[:]
+        if session_epoch is not None and (session_epoch != self.epoch or not self.session_id):
+            self._out.append(Failed(rid, request, error_for(
+                ErrorCode.SESSION_EXPIRED, "the session that owned this ended; what it owned "
+                "went back with it; not sent", outcome_known=True)))
+            return rid
         if self._phase == CLOSED or self._closing or self._given_up:
             why = "the client is closed" if self._phase == CLOSED or self._closing else (
                 "no server answered for the give-up time; not sent"

@@ -253,6 +253,31 @@ def test_after_the_session_is_lost_the_next_use_opens_a_new_one():
     assert [r.id for r in h.requests()] == [b] and h.m.session_id == 8
 
 
+def test_a_request_bound_to_a_lost_session_fails_session_expired_and_is_sent_on_no_other():
+    h = Harness()
+    h.open(session_id=7)
+    epoch = h.m.epoch
+    h.receive(fatal=pb.Fatal(failure=failure(ErrorCode.SESSION_EXPIRED, "expired")))
+    h.dials()
+    release = pb.Request(release=pb.Release(name=b"jobs", amount=1))  # of a permit of session 7
+    r = h.m.submit(release, h.now, session_epoch=epoch)
+    (failed,) = h.of(fx.Failed)
+    assert failed.request_id == r and isinstance(failed.error, SessionExpired)
+    assert failed.error.outcome_known is True  # not sent: what it would release went back
+    assert not h.dials() and h.m.phase == "idle"  # no new session for it
+    h.open(session_id=8)
+    assert not h.requests()
+
+
+def test_a_request_bound_to_the_current_session_is_sent():
+    h = Harness()
+    h.open(session_id=7)
+    r = h.m.submit(pb.Request(release=pb.Release(name=b"jobs", amount=1)), h.now,
+                   session_epoch=h.m.epoch)
+    h.collect()
+    assert [x.id for x in h.requests()] == [r]
+
+
 def test_a_refused_resume_fails_pending_requests_and_opens_a_new_session_when_needed():
     h = Harness()
     h.open(session_id=7)
