@@ -125,12 +125,14 @@ class AioDriver:
 
     def give_back(self, request: pb.Request, response: pb.Response) -> None:
         """Fire-and-forget requests undoing a grant nobody will receive."""
+        epoch = self.machine.epoch
         for undo in _ops.give_back(request, response):
-            self.machine.submit(undo, self.now())
+            self.machine.submit(undo, self.now(), session_epoch=_ops.session_epoch(undo, epoch))
 
-    def submit(self, request: pb.Request, confirm: bool) -> "tuple[int, asyncio.Future[object]]":
+    def submit(self, request: pb.Request, confirm: bool,
+               epoch: "Optional[int]" = None) -> "tuple[int, asyncio.Future[object]]":
         future: "asyncio.Future[object]" = asyncio.get_running_loop().create_future()
-        rid = self.machine.submit(request, self.now(), confirm_delivery=confirm)
+        rid = self.machine.submit(request, self.now(), confirm_delivery=confirm, session_epoch=epoch)
         self.calls[rid] = future
         self.requests[rid] = request
         self.apply()

@@ -155,8 +155,11 @@ class Driver:
 
     def give_back(self, request: pb.Request, response: pb.Response) -> None:
         """Fire-and-forget requests that undo a grant nobody will receive."""
+        epoch = self.machine.epoch
         for undo in _ops.give_back(request, response):
-            self.calls[self.machine.submit(undo, self.now())] = Call(ignore=True)
+            rid = self.machine.submit(undo, self.now(),
+                                      session_epoch=_ops.session_epoch(undo, epoch))
+            self.calls[rid] = Call(ignore=True)
 
     def _write(self, data: bytes) -> None:
         if self._sock is None:

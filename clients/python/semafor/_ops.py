@@ -165,5 +165,11 @@ def give_back(request: pb.Request, response: pb.Response) -> List[pb.Request]:
     return []
 
 
+def session_epoch(request: pb.Request, epoch: int) -> Optional[int]:
+    """The session a give-back belongs to: a release of owned permits undoes nothing once their
+    session ended (they went back with it), and must not reach a newer session's permits."""
+    return epoch if request.WhichOneof("op") in ("release", "release_slot") else None
+
+
 def unavailable(message: str, outcome_known: bool = False) -> SemaforError:
     return error_for(ErrorCode.UNAVAILABLE, message, outcome_known=outcome_known)

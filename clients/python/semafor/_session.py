@@ -12,94 +12,53 @@ calls one input at a time (the machine is not thread-safe).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
+from semafor._acks import Acks
+from semafor._backpressure import Backpressure
+from semafor._config import (  # noqa: F401  (MS, SECOND, SessionConfig: this module's API too)
+    BACKOFF,
+    CLOSED,
+    DEFAULT_TTL_NS,
+    DIALING,
+    HELLO,
+    IDLE,
+    MS,
+    READY,
+    SECOND,
+    Pending,
+    PendingRead,
+    SessionConfig,
+)
+from semafor._dialing import Addresses
 from semafor._effects import (
     Closed,
-    Completed,
     Dial,
     Effect,
     Failed,
     Hangup,
-    HelloRefused,
-    Opened,
-    ReadCompleted,
     ReadFailed,
     Send,
     SessionLost,
     WatchEnded,
-    WatchEventReceived,
 )
+from semafor._inbound import Inbound
 from semafor._proto import semafor_pb2 as pb
 from semafor._watches import WatchPosition
 from semafor.errors import ErrorCode, SemaforError, error_for
 
-MS = 1_000_000
-SECOND = 1_000_000_000
-DEFAULT_TTL_NS = 10 * SECOND
-
-IDLE, DIALING, HELLO, READY, BACKOFF, CLOSED = "idle", "dialing", "hello", "ready", "backoff", "closed"
-
-
-@dataclass(frozen=True)
-class SessionConfig:
-    """How the machine behaves. Times in nanoseconds.
-
-    ``answer_deadline_ns`` and ``probe_after_ns`` bound how long a silent server is waited for:
-    while anything is outstanding and nothing was heard for ``probe_after_ns``, a keep-alive with
-    an id (answered at once by a live server) goes out; no answer within ``answer_deadline_ns``
-    and the connection is left for another address. A ``Welcome`` gets the same deadline."""
-
-    addresses: Sequence[str]
-    session_ttl_ns: int = 0  # 0: the server's default (10 s)
-    client_name: str = ""
-    client_host: str = ""
-    client_pid: int = 0
-    token: str = ""
-    ack_delay_ns: int = 1 * MS
-    probe_after_ns: int = 250 * MS
-    answer_deadline_ns: int = 750 * MS
-    backoff_min_ns: int = 50 * MS
-    backoff_max_ns: int = 1 * SECOND
-    give_up_after_ns: int = 0  # 0: the session's TTL + 5 s
-
-
-@dataclass
-class _Pending:
-    request: pb.Request
-    confirm: bool = False  # complete only once the acknowledgement of its answer is applied
-    internal: bool = False  # the machine's own (cancel, close): no effect for its answer
-    sent: bool = False  # on the current connection
-    attempts: int = 0
-
-
-@dataclass
-class _Read:
-    read: pb.Read
-    sent: bool = False
-
-
-@dataclass
-class _Carrier:
-    acks: List[int] = field(default_factory=list)
-
-
-class ClientSession:
-    """One client session over a list of addresses. See the module docstring for the shape."""
+class ClientSession(Inbound):
+    """One client session over a list of addresses. See the module docstring for the shape; what
+    each server frame does is in ``semafor._inbound``, where to dial in ``semafor._dialing``, the
+    acknowledgements in ``semafor._acks``, and ``RESOURCE_EXHAUSTED`` in ``semafor._backpressure``."""
 
     def __init__(self, config: SessionConfig) -> None:
-        if not config.addresses:
-            raise ValueError("addresses: at least one host:port is needed")
+        self._addresses = Addresses(config.addresses, config.backoff_min_ns, config.backoff_max_ns)
         self.config = config
         self._out: List[Effect] = []
         self._phase = IDLE
         self._want = False  # a connection is wanted (a session, reads or watches to serve)
         self._conn = 0
-        self._next_address = 0
-        self._leader_hint = ""
-        self._failed_in_round = 0
-        self._backoff = config.backoff_min_ns
         self._redial_at = 0
         self._hello_sent_at = 0
         self._unavailable_since: Optional[int] = None
@@ -110,24 +69,22 @@ class ClientSession:
         self.ttl_ns = config.session_ttl_ns or DEFAULT_TTL_NS
         self.epoch = 0
         self._closing = False
-        # requests, in id order
+        # requests by the caller's id (in id order); a wire id differs only after a refusal
         self._next_id = 1
-        self._pending: Dict[int, _Pending] = {}
-        self._confirming: Dict[int, Tuple[pb.Request, pb.Response]] = {}
+        self._pending: Dict[int, Pending] = {}
+        self._wire: Dict[int, int] = {}  # a new wire id -> the caller's id
+        self._confirming: Dict[int, Tuple[int, pb.Request, pb.Response]] = {}  # by wire id
         self._abandoned: Dict[int, pb.Request] = {}  # failed by give-up; a late answer is given back
-        # acknowledgements
-        self._to_ack: List[int] = []
-        self._ack_due: Optional[int] = None
-        self._carriers: Dict[Tuple[str, int], _Carrier] = {}  # acks sent, not yet confirmed
+        self._acks = Acks(config.ack_delay_ns)
+        self._backpressure = Backpressure()
         # keep-alives and silence
         self._next_ka = 1
         self._last_sent = 0
         self._last_heard = 0
         self._probe: Optional[Tuple[int, int]] = None  # (keep-alive id, sent at)
-        self._held_back: Optional[int] = None  # RESOURCE_EXHAUSTED: no requests until this pong
         # reads and watches
         self._next_read = 1
-        self._reads: Dict[int, _Read] = {}
+        self._reads: Dict[int, PendingRead] = {}
         self._next_watch = 1
         self._watches: Dict[int, WatchPosition] = {}
 
@@ -191,7 +148,7 @@ class ClientSession:
         if self._probe is not None and now - self._probe[1] >= self.config.answer_deadline_ns:
             self._hangup(now, "the server stopped answering")
             return
-        if self._ack_due is not None and now >= self._ack_due:
+        if self._acks.due is not None and now >= self._acks.due:
             self._send_keepalive(now)
         if self._probe is None and self._outstanding():
             if now - self._last_heard >= self.config.probe_after_ns:
@@ -199,26 +156,35 @@ class ClientSession:
         if now - self._last_sent >= self.ttl_ns // 3:
             self._send_keepalive(now)
 
-    def submit(self, request: pb.Request, now: int, confirm_delivery: bool = False) -> int:
+    def submit(self, request: pb.Request, now: int, confirm_delivery: bool = False,
+               session_epoch: Optional[int] = None) -> int:
         """Queues ``request`` (its ``op`` set; id and acks are the machine's) and returns its id.
         Its answer comes as ``Completed`` (or ``Failed``); with ``confirm_delivery``, only once
         the server has applied its acknowledgement (a lease or a WaitMany report: a grant that
-        outlives the session only once delivered)."""
+        outlives the session only once delivered). With ``session_epoch`` (the ``epoch`` of the
+        session that owns what the request names: a release of owned permits), the request is
+        for that session alone: if it was lost meanwhile, it fails ``SESSION_EXPIRED`` unsent,
+        and never reaches a newer session of this client (whose permits it would take)."""
         rid = self._next_id
         self._next_id += 1
         request.id = rid
         del request.acks[:]
+        if session_epoch is not None and (session_epoch != self.epoch or not self.session_id):
+            self._out.append(Failed(rid, request, error_for(
+                ErrorCode.SESSION_EXPIRED, "the session that owned this ended; what it owned "
+                "went back with it; not sent", outcome_known=True)))
+            return rid
         if self._phase == CLOSED or self._closing or self._given_up:
             why = "the client is closed" if self._phase == CLOSED or self._closing else (
                 "no server answered for the give-up time; not sent"
             )
             self._out.append(Failed(rid, request, error_for(ErrorCode.UNAVAILABLE, why)))
             return rid
-        self._pending[rid] = _Pending(request, confirm=confirm_delivery)
+        self._pending[rid] = Pending(request, confirm=confirm_delivery)
         self._want = True
         if self._phase == IDLE:
             self._dial(now)
-        elif self._phase == READY and self._held_back is None:
+        elif self._phase == READY and not self._backpressure.holding:
             self._send_request(self._pending[rid], now)
         return rid
 
@@ -230,7 +196,7 @@ class ClientSession:
         if self._phase == CLOSED or self._closing:
             self._out.append(ReadFailed(rid, error_for(ErrorCode.UNAVAILABLE, "the client is closed")))
             return rid
-        self._reads[rid] = _Read(read)
+        self._reads[rid] = PendingRead(read)
         self._want = True
         if self._phase == IDLE:
             self._dial(now)
@@ -245,10 +211,10 @@ class ClientSession:
         p = self._pending.get(request_id)
         if p is None or p.internal:
             return False
-        if p.attempts == 0:
-            del self._pending[request_id]
+        if p.attempts == 0 or (not p.sent and self._backpressure.is_refused(p.request.id)):
+            del self._pending[request_id]  # never applied: nothing to withdraw
             return False
-        self._submit_internal(pb.Request(cancel=pb.Cancel(request_id=request_id)), now)
+        self._submit_internal(pb.Request(cancel=pb.Cancel(request_id=p.request.id)), now)
         return True
 
     def watch(self, name: bytes, now: int, prefix: bool = False, limit: int = 0,
@@ -299,8 +265,8 @@ class ClientSession:
     def next_deadline(self) -> Optional[int]:
         """The latest time to call ``tick``; None: nothing is due until the next input."""
         due: List[int] = []
-        if self._ack_due is not None:
-            due.append(self._ack_due)
+        if self._acks.due is not None:
+            due.append(self._acks.due)
         if self._phase == BACKOFF:
             due.append(self._redial_at)
         if self._phase == HELLO:
@@ -321,6 +287,11 @@ class ClientSession:
         return self._conn
 
     @property
+    def address(self) -> str:
+        """The address the last ``Dial`` asked for (the server of the current connection)."""
+        return self._addresses.current
+
+    @property
     def phase(self) -> str:
         """idle, dialing, hello, ready, backoff or closed."""
         return self._phase
@@ -332,15 +303,9 @@ class ClientSession:
     # ------------------------------------------------------------------ connection
 
     def _dial(self, now: int) -> None:
-        addresses = self.config.addresses
-        if self._leader_hint:
-            address, self._leader_hint = self._leader_hint, ""
-        else:
-            address = addresses[self._next_address % len(addresses)]
-            self._next_address += 1
         self._conn += 1
         self._phase = DIALING
-        self._out.append(Dial(self._conn, address))
+        self._out.append(Dial(self._conn, self._addresses.next()))
 
     def _send_hello(self, now: int) -> None:
         c = self.config
@@ -368,23 +333,18 @@ class ClientSession:
         for r in self._reads.values():
             r.sent = False
         self._probe = None
-        self._held_back = None
+        self._backpressure.held_by = None  # settled at the resume
         if self._closing:  # the session is left to its TTL
             self._finish_close()
             return
         if self._unavailable_since is None:
             self._unavailable_since = now
-        self._failed_in_round = 0 if was_ready else self._failed_in_round + 1
+        redial_at = self._addresses.failed(now, was_ready)
         if not self._want:
             self._phase = IDLE
             return
         self._phase = BACKOFF
-        if self._leader_hint or was_ready or self._failed_in_round < len(self.config.addresses):
-            self._redial_at = now
-        else:  # every address failed in turn: wait before the next round
-            self._failed_in_round = 0
-            self._redial_at = now + self._backoff
-            self._backoff = min(self._backoff * 2, self.config.backoff_max_ns)
+        self._redial_at = redial_at
         if self._redial_at <= now:
             self._dial(now)
 
@@ -408,150 +368,6 @@ class ClientSession:
             self._out.append(ReadFailed(rid, error_for(ErrorCode.UNAVAILABLE, "no server answered")))
         self._reads.clear()
 
-    # ------------------------------------------------------------------ frames in
-
-    def _on_welcome(self, w: pb.Welcome, now: int) -> None:
-        if self._phase != HELLO:
-            return
-        if w.HasField("failure"):
-            self._on_refused_hello(w.failure, now)
-            return
-        if self.session_id and not w.resumed:  # not what was asked: the old session is gone
-            self._lose_session(error_for(ErrorCode.SESSION_EXPIRED, "the session was not resumed",
-                                         outcome_known=False))
-            self._want = True
-        resumed = bool(self.session_id) and w.resumed
-        if not resumed:
-            self.session_id = w.session_id
-            self._secret = w.session_secret
-            self.ttl_ns = w.session_ttl_ns or self.ttl_ns
-            self.epoch += 1
-            self._carriers.clear()
-        else:  # acks whose confirmation was not seen go again (a dead leader may have lost them)
-            again = [a for c in self._carriers.values() for a in c.acks]
-            self._carriers.clear()
-            self._to_ack = sorted(set(again) | set(self._to_ack))
-            if self._to_ack and self._ack_due is None:
-                self._ack_due = now + self.config.ack_delay_ns
-        self._phase = READY
-        self._unavailable_since = None
-        self._given_up = False
-        self._failed_in_round = 0
-        self._backoff = self.config.backoff_min_ns
-        self._out.append(Opened(self.session_id, resumed, self.ttl_ns, w.principal, self.epoch))
-        self._flush(now)
-        for rid, r in sorted(self._reads.items()):
-            if not r.sent:
-                self._send_read(rid, now)
-        for wid, position in self._watches.items():
-            self._send(pb.ClientFrame(watch=position.start(wid)), now)
-        if self._confirming:  # answers read before the cut whose delivery is still unconfirmed
-            self._send_keepalive(now)
-
-    def _on_refused_hello(self, failure: pb.Failure, now: int) -> None:
-        code = ErrorCode.of_number(failure.code)
-        if code == ErrorCode.NOT_LEADER:
-            self._leader_hint = failure.leader
-            self._hangup(now, "not the leader")
-        elif code == ErrorCode.SESSION_EXPIRED:
-            self._lose_session(error_for(code, failure.message, outcome_known=False))
-            if self._want:
-                self._send_hello(now)  # a new session, on this connection
-            else:
-                self._out.append(Hangup(self._conn, "session lost, nothing to do"))
-                self._phase = IDLE
-        elif code == ErrorCode.UNAVAILABLE:
-            self._hangup(now, failure.message)
-        else:  # credentials, an argument, the server's session limit: retrying does not help
-            error = error_for(code, failure.message, leader=failure.leader)
-            self._fail_everything(error)
-            self._out.append(HelloRefused(error))
-            self._out.append(Hangup(self._conn, failure.message))
-            self._want = bool(self._watches)
-            self._phase = IDLE
-
-    def _on_response(self, r: pb.Response, now: int) -> None:
-        rid = r.id
-        p = self._pending.get(rid)
-        failure = r.failure if r.HasField("failure") else None
-        if p is not None and failure is not None:
-            code = ErrorCode.of_number(failure.code)
-            if code == ErrorCode.RESOURCE_EXHAUSTED and failure.message.startswith("maxUnackedReplies"):
-                # not applied and not kept: send it again under its id once our acks are in
-                p.sent = False
-                self._carriers.pop(("req", rid), None)
-                if self._held_back is None:
-                    self._held_back = self._send_keepalive(now, force_acks=True)
-                return
-            if code == ErrorCode.NOT_LEADER:  # not applied: follow the leader and send it there
-                self._leader_hint = failure.leader
-                self._hangup(now, "not the leader")
-                return
-        carrier = self._carriers.pop(("req", rid), None)
-        del carrier  # the request was applied with its acks
-        self._add_ack(rid, now)
-        if p is None:
-            abandoned = self._abandoned.pop(rid, None)
-            if abandoned is not None:  # its caller was told UNAVAILABLE: give the grant back
-                self._out.append(Completed(rid, abandoned, r))
-            return  # else a duplicate across a reconnect: same content, told already
-        del self._pending[rid]
-        if p.internal:
-            if r.HasField("session_closed") and self._closing:
-                self._finish_close()
-            return
-        if p.confirm and failure is None:
-            self._confirming[rid] = (p.request, r)
-            self._send_keepalive(now)  # its pong confirms the delivery
-            return
-        self._out.append(Completed(rid, p.request, r))
-
-    def _on_pong(self, ka_id: int, now: int) -> None:
-        carrier = self._carriers.pop(("ka", ka_id), None)
-        if self._probe is not None and self._probe[0] == ka_id:
-            self._probe = None
-        if carrier is not None:
-            for rid in carrier.acks:
-                confirmed = self._confirming.pop(rid, None)
-                if confirmed is not None:
-                    self._out.append(Completed(rid, confirmed[0], confirmed[1]))
-        if self._held_back == ka_id:
-            self._held_back = None
-            self._flush(now)
-
-    def _on_read_response(self, r: pb.ReadResponse, now: int) -> None:
-        if r.HasField("failure") and r.failure.code == ErrorCode.NOT_LEADER and r.id in self._reads:
-            self._leader_hint = r.failure.leader
-            self._hangup(now, "not the leader")
-            return
-        if self._reads.pop(r.id, None) is not None:
-            self._out.append(ReadCompleted(r.id, r))
-
-    def _on_watch_event(self, event: pb.WatchEvent) -> None:
-        position = self._watches.get(event.id)
-        if position is None:
-            return  # unwatched meanwhile
-        if event.kind == pb.WatchEvent.FAILED:
-            del self._watches[event.id]
-            f = event.failure
-            self._out.append(WatchEnded(event.id, error_for(f.code, f.message)))
-        elif position.accept(event):
-            self._out.append(WatchEventReceived(event.id, event))
-
-    def _on_fatal(self, fatal: pb.Fatal, now: int) -> None:
-        f = fatal.failure
-        code = ErrorCode.of_number(f.code)
-        if code == ErrorCode.SESSION_EXPIRED:
-            self._out.append(Hangup(self._conn, f.message))
-            self._lose_session(error_for(code, f.message, outcome_known=False))
-            self._lost_connection(now)
-            return
-        if code == ErrorCode.NOT_LEADER:
-            self._leader_hint = f.leader
-        elif code == ErrorCode.UNAUTHENTICATED:  # revoked: pending calls fail, reconnecting goes on
-            self._fail_everything(error_for(code, f.message, outcome_known=False))
-        self._hangup(now, f.message or code.name)
-
     # ------------------------------------------------------------------ frames out
 
     def _send(self, frame: pb.ClientFrame, now: int) -> None:
@@ -561,17 +377,17 @@ class ClientSession:
     def _flush(self, now: int) -> None:
         """Sends every request not on this connection yet, in id order: after a resume the
         unanswered ones go again under their ids before anything new."""
-        if self._phase != READY or self._held_back is not None:
+        if self._phase != READY or self._backpressure.holding:
             return
         for rid in sorted(self._pending):
             p = self._pending[rid]
             if not p.sent:
                 self._send_request(p, now)
 
-    def _send_request(self, p: _Pending, now: int) -> None:
+    def _send_request(self, p: Pending, now: int) -> None:
         request = pb.Request()
         request.CopyFrom(p.request)
-        request.acks.extend(self._take_acks(("req", request.id)))
+        request.acks.extend(self._acks.take(("req", request.id)))
         p.sent = True
         p.attempts += 1
         self._send(pb.ClientFrame(request=request), now)
@@ -586,32 +402,18 @@ class ClientSession:
         once and serves as the probe of a silent server."""
         ka_id = self._next_ka
         self._next_ka += 1
-        acks = self._take_acks(("ka", ka_id)) if with_acks else []
+        acks = self._acks.take(("ka", ka_id), keep=force_acks) if with_acks else []
         if not acks and self._probe is None:
             self._probe = (ka_id, now)
-        if force_acks and not acks:
-            self._carriers[("ka", ka_id)] = _Carrier()
         self._send(pb.ClientFrame(keep_alive=pb.KeepAlive(id=ka_id, acks=acks)), now)
         return ka_id
-
-    def _take_acks(self, carrier: Tuple[str, int]) -> List[int]:
-        acks, self._to_ack = self._to_ack, []
-        self._ack_due = None
-        if acks:
-            self._carriers[carrier] = _Carrier(acks)
-        return acks
-
-    def _add_ack(self, rid: int, now: int) -> None:
-        self._to_ack.append(rid)
-        if self._ack_due is None:
-            self._ack_due = now + self.config.ack_delay_ns
 
     def _submit_internal(self, request: pb.Request, now: int) -> int:
         rid = self._next_id
         self._next_id += 1
         request.id = rid
-        self._pending[rid] = _Pending(request, internal=True)
-        if self._phase == READY and self._held_back is None:
+        self._pending[rid] = Pending(request, internal=True)
+        if self._phase == READY and not self._backpressure.holding:
             self._send_request(self._pending[rid], now)
         return rid
 
@@ -619,7 +421,7 @@ class ClientSession:
         return (
             any(p.sent for p in self._pending.values())
             or any(r.sent for r in self._reads.values())
-            or any(k[0] == "ka" for k in self._carriers)
+            or self._acks.awaiting_pong()
         )
 
     # ------------------------------------------------------------------ endings
@@ -631,8 +433,7 @@ class ClientSession:
                 known = error.outcome_known or p.attempts == 0
                 self._out.append(Failed(rid, p.request, error_for(
                     error.code, error.message, outcome_known=known, leader=error.leader)))
-        for rid in sorted(self._confirming):
-            request, _ = self._confirming[rid]
+        for rid, request, _ in sorted(self._confirming.values(), key=lambda c: c[0]):
             self._out.append(Failed(rid, request, error_for(
                 error.code, error.message + " (its delivery was not confirmed)", outcome_known=False)))
         for rid in sorted(self._reads):
@@ -647,11 +448,10 @@ class ClientSession:
         self._reads.clear()  # reads need no session: they survive it
         self._fail_everything(error)
         self._reads = reads
-        self._to_ack.clear()
-        self._ack_due = None
-        self._carriers.clear()
+        self._acks.clear()
         self._abandoned.clear()
-        self._held_back = None
+        self._backpressure.reset()
+        self._wire.clear()
         self.session_id = 0
         self._secret = b""
         self._out.append(SessionLost(error))

@@ -93,7 +93,8 @@ class Client:
     # ------------------------------------------------------------------ calls
 
     def _call(self, request: pb.Request, confirm: bool = False,
-              convert: Optional[Callable[[pb.Response], T]] = None) -> T:
+              convert: Optional[Callable[[pb.Response], T]] = None,
+              epoch: Optional[int] = None) -> T:
         """Submits ``request`` and blocks for its answer, turned into the caller's value by
         ``convert`` inside the guard: an exception (KeyboardInterrupt) raised before the value
         is handed over withdraws the wait and gives back a grant that came."""
@@ -103,7 +104,8 @@ class Client:
         rid = 0
         try:
             with d.lock:
-                rid = d.machine.submit(request, d.now(), confirm_delivery=confirm)
+                rid = d.machine.submit(request, d.now(), confirm_delivery=confirm,
+                                       session_epoch=epoch)
                 d.calls[rid] = call
                 d.apply()
             call.event.wait()

@@ -44,7 +44,7 @@ class Permit:
                 return
             try:
                 self._client._call(pb.Request(release=pb.Release(
-                    name=_ops.name_bytes(self.name), amount=self.amount)))
+                    name=_ops.name_bytes(self.name), amount=self.amount)), epoch=self._epoch)
             except SemaforError as e:
                 if e.code != ErrorCode.SESSION_EXPIRED:
                     raise

@@ -106,8 +106,9 @@ class Client:
         await self.close()
 
     async def _call(self, request: pb.Request, confirm: bool = False,
-                    convert: Optional[Callable[[pb.Response], T]] = None) -> T:
-        rid, future = self._driver.submit(request, confirm)
+                    convert: Optional[Callable[[pb.Response], T]] = None,
+                    epoch: Optional[int] = None) -> T:
+        rid, future = self._driver.submit(request, confirm, epoch)
         try:
             response = _ops.checked(await future)  # type: ignore[arg-type]
             return convert(response) if convert is not None else response  # type: ignore[return-value]
@@ -312,7 +313,7 @@ class Permit:
             return
         try:
             await self._client._call(pb.Request(release=pb.Release(
-                name=_ops.name_bytes(self.name), amount=self.amount)))
+                name=_ops.name_bytes(self.name), amount=self.amount)), epoch=self._epoch)
         except SemaforError as e:
             if e.code != ErrorCode.SESSION_EXPIRED:
                 raise

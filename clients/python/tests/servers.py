@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -148,3 +149,139 @@ class Proxy:
         self._closed = True
         self.listener.close()
         self.cut()
+
+
+class Cluster:
+    """Three ``semafor server`` processes forming one Raft group on free 127.0.0.1 ports, each
+    with its own data directory under ``root``. ``stop()`` ends every one of them by its PID (a
+    frozen one is thawed first), also when the start failed."""
+
+    def __init__(self, root: str, size: int = 3, timeout: float = 60.0) -> None:
+        ids = [f"n{i + 1}" for i in range(size)]
+        ports = {i: (free_port(), free_port()) for i in ids}
+        peers = ",".join(f"{i}=127.0.0.1:{c}:{r}" for i, (c, r) in ports.items())
+        self.addresses = {i: f"127.0.0.1:{ports[i][0]}" for i in ids}
+        self.nodes: dict = {}
+        try:
+            for i in ids:
+                self.nodes[i] = _Node(i, peers, os.path.join(root, i))
+            for node in self.nodes.values():
+                node.wait_listening(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def servers(self) -> str:
+        """Every client address, comma separated (what a client is given)."""
+        return ",".join(self.addresses.values())
+
+    def leader(self, timeout: float = 20.0, exclude: Optional[str] = None) -> str:
+        """The id of the node that accepts sessions (found by asking each live node with a Hello:
+        a follower refuses it with NOT_LEADER and names the leader; the leader welcomes it, and
+        the probe's session is closed at once)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for i, address in self.addresses.items():
+                if i == exclude or not self.nodes[i].running:
+                    continue
+                found = _ask_leader(address)
+                if found is None:
+                    continue
+                for j, a in self.addresses.items():
+                    if a == found and j != exclude:
+                        return j
+            time.sleep(0.1)
+        raise AssertionError(f"no leader (other than {exclude}) within {timeout} s")
+
+    def stop(self) -> None:
+        for node in self.nodes.values():
+            node.stop()
+
+
+class _Node:
+    def __init__(self, node_id: str, peers: str, data_dir: str) -> None:
+        self.id = node_id
+        self.proc = subprocess.Popen(
+            ["java", "-Xmx256m", "-jar", JAR, "server", "--node-id", node_id, "--peers", peers,
+             "--data-dir", data_dir, "--admin-port", "-1"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.output: List[bytes] = []
+        self._listening = threading.Event()
+        self.frozen = False
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None and not self.frozen
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
+            if LISTENING.search(line):
+                self._listening.set()
+
+    def wait_listening(self, timeout: float) -> None:
+        if not self._listening.wait(timeout):
+            raise RuntimeError(f"{self.id} did not listen within {timeout} s: "
+                               f"{b''.join(self.output)[-2000:]!r}")
+
+    def kill(self) -> None:
+        """SIGKILL, and reaps it."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def freeze(self) -> None:
+        os.kill(self.proc.pid, signal.SIGSTOP)
+        self.frozen = True
+
+    def thaw(self) -> None:
+        if self.frozen and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGCONT)
+        self.frozen = False
+
+    def stop(self) -> None:
+        self.thaw()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def _ask_leader(address: str) -> Optional[str]:
+    """The leader's client address as ``address`` says it (itself if it welcomes), or None."""
+    from semafor._codec import FrameDecoder, encode
+    from semafor._proto import semafor_pb2 as pb
+
+    host, port = address.rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=1.0) as s:
+            s.settimeout(1.0)
+            s.sendall(encode(pb.ClientFrame(hello=pb.Hello(
+                protocol_version=1, session_ttl_ns=1_000_000_000, client_name="leader-probe"))))
+            decoder = FrameDecoder()
+            for _ in range(20):
+                data = s.recv(65536)
+                if not data:
+                    return None
+                for frame in decoder.feed(data):
+                    if frame.HasField("welcome"):
+                        w = frame.welcome
+                        if w.HasField("failure"):
+                            return w.failure.leader or None
+                        s.sendall(encode(pb.ClientFrame(request=pb.Request(
+                            id=1, close_session=pb.CloseSession()))))
+                        return address
+                    if frame.HasField("fatal"):
+                        return frame.fatal.failure.leader or None
+    except OSError:
+        return None
+    return None

@@ -104,13 +104,13 @@ def test_async_watch_and_requests_resume_after_a_dropped_connection(proxy):
     run(main())
 
 
-def test_cancelling_waiting_tasks_200_times_leaves_value_at_capacity_and_no_waiter(server):
+def test_cancelling_waiting_tasks_1000_times_leaves_value_at_capacity_and_no_waiter(server):
     async def main():
         async with semafor.aio.connect(server.address) as c, semafor.aio.connect(server.address) as h:
             sem = await c.create(unique("cancel"), 1, capacity=1)
             holder = h.semaphore(sem.name)
             rng = random.Random(11)
-            for _ in range(200):
+            for _ in range(1000):
                 permit = await holder.acquire(1, timeout=5)
                 waiter = asyncio.ensure_future(sem.acquire(1, timeout=5))
                 await asyncio.sleep(rng.uniform(0, 0.003))

@@ -196,14 +196,17 @@ def test_a_watch_resumes_after_a_dropped_connection_without_losing_a_change(prox
             assert values == [1]
 
 
+CANCEL_CYCLES = 1000  # issue 32 item 4
+
+
 def test_cancel_cycles_leave_the_value_at_capacity_and_no_waiter(server, client):
-    """200 waits interrupted (KeyboardInterrupt) while another session's release races them."""
+    """1,000 waits interrupted (KeyboardInterrupt) while another session's release races them."""
     sem = client.create(unique("cancel"), 1, capacity=1)
     with semafor.connect(server.address) as holder_client:
         holder = holder_client.semaphore(sem.name)
         rng = random.Random(7)
         kept = 0
-        for _ in range(200):
+        for _ in range(CANCEL_CYCLES):
             permit = holder.try_acquire(1, timeout=5)
             assert permit is not None, (sem.inspect(), client.session_id, holder_client.session_id, kept)
             fired = threading.Event()
@@ -222,7 +225,7 @@ def test_cancel_cycles_leave_the_value_at_capacity_and_no_waiter(server, client)
                     got = sem.acquire(1, timeout=5)
                 finally:
                     fired.wait(5)  # the interrupt lands in here if it has not yet
-                    time.sleep(0.02)
+                    time.sleep(0.002)
             except KeyboardInterrupt:
                 pass
             if got is not None:  # handed over before the interrupt: the caller's to release
@@ -233,3 +236,50 @@ def test_cancel_cycles_leave_the_value_at_capacity_and_no_waiter(server, client)
         until(lambda: sem.get().value == 1 and sem.get().waiters == 0, 10, "value = capacity")
         status = sem.get()
         assert (status.value, status.waiters, status.owned, status.undelivered) == (1, 0, 0, 0)
+
+
+def test_a_session_that_expires_while_its_process_is_stopped_fails_its_waiting_call_and_a_new_one_opens(server, client):
+    held, gate = client.create(unique("stopped"), 1), client.create(unique("gate"), 0)
+    script = (
+        "import semafor\n"
+        f"c = semafor.connect({server.address!r}, session_ttl=2)\n"
+        "lost = []\n"
+        "c.on_session_lost(lambda e: lost.append(e.code.name))\n"
+        f"p = c.semaphore({held.name!r}).acquire(1, timeout=10)\n"
+        "print('held', c.session_id, flush=True)\n"
+        "try:\n"
+        f"    c.semaphore({gate.name!r}).acquire(1, timeout=60)\n"
+        "    print('granted', flush=True)\n"
+        "except semafor.errors.SemaforError as e:\n"
+        "    print('failed', e.code.name, type(e).__name__, flush=True)\n"
+        "p.release()  # its session ended: it went back already, nothing is sent\n"
+        f"q = c.semaphore({held.name!r}).acquire(1, timeout=10)\n"
+        "print('again', c.session_id, ','.join(lost), flush=True)\n"
+        "q.release()\n"
+        "c.close()\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": PACKAGE})
+    stopped = False
+    try:
+        first = holder.stdout.readline().split()
+        assert first[0] == b"held", first
+        until(lambda: gate.get().waiters == 1, 10, "the holder waits on the gate")
+        os.kill(holder.pid, signal.SIGSTOP)
+        stopped = True
+        until(lambda: held.get().value == 1 and gate.get().waiters == 0, 2 + 3,
+              "the stopped holder's session expired")
+        os.kill(holder.pid, signal.SIGCONT)
+        stopped = False
+        assert holder.stdout.readline().split() == [b"failed", b"SESSION_EXPIRED", b"SessionExpired"]
+        again = holder.stdout.readline().split()
+        assert again[0] == b"again" and again[1] != first[1], (first, again)
+        assert again[2:] == [b"SESSION_EXPIRED"]  # on_session_lost was told
+        assert holder.wait(10) == 0
+        assert held.get().value == 1 and gate.get().value == 0 and gate.get().waiters == 0
+    finally:
+        if stopped:
+            os.kill(holder.pid, signal.SIGCONT)
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait(10)

@@ -253,6 +253,31 @@ def test_after_the_session_is_lost_the_next_use_opens_a_new_one():
     assert [r.id for r in h.requests()] == [b] and h.m.session_id == 8
 
 
+def test_a_request_bound_to_a_lost_session_fails_session_expired_and_is_sent_on_no_other():
+    h = Harness()
+    h.open(session_id=7)
+    epoch = h.m.epoch
+    h.receive(fatal=pb.Fatal(failure=failure(ErrorCode.SESSION_EXPIRED, "expired")))
+    h.dials()
+    release = pb.Request(release=pb.Release(name=b"jobs", amount=1))  # of a permit of session 7
+    r = h.m.submit(release, h.now, session_epoch=epoch)
+    (failed,) = h.of(fx.Failed)
+    assert failed.request_id == r and isinstance(failed.error, SessionExpired)
+    assert failed.error.outcome_known is True  # not sent: what it would release went back
+    assert not h.dials() and h.m.phase == "idle"  # no new session for it
+    h.open(session_id=8)
+    assert not h.requests()
+
+
+def test_a_request_bound_to_the_current_session_is_sent():
+    h = Harness()
+    h.open(session_id=7)
+    r = h.m.submit(pb.Request(release=pb.Release(name=b"jobs", amount=1)), h.now,
+                   session_epoch=h.m.epoch)
+    h.collect()
+    assert [x.id for x in h.requests()] == [r]
+
+
 def test_a_refused_resume_fails_pending_requests_and_opens_a_new_session_when_needed():
     h = Harness()
     h.open(session_id=7)
@@ -280,6 +305,67 @@ def test_resource_exhausted_for_unacked_replies_resends_the_same_id_after_the_ac
     assert not h.requests() and not h.of(fx.Completed)  # held back until the pong
     h.receive(pong=pb.Pong(id=ka.id))
     assert [r.id for r in h.requests()] == [b, c]
+
+
+def _refused(h, rid):
+    h.respond(rid, failure=failure(ErrorCode.RESOURCE_EXHAUSTED, "maxUnackedReplies (16) reached: x"))
+
+
+def test_requests_in_flight_behind_a_refused_one_and_refused_too_are_resent_in_id_order_after_it():
+    h = Harness()
+    h.open()
+    b, c = h.submit(increment()), h.submit(increment())
+    h.sent()
+    _refused(h, b)
+    _refused(h, c)
+    (ka,) = [f.keep_alive for f in h.sent() if f.HasField("keep_alive")]
+    d = h.submit(increment())
+    assert not h.requests()
+    h.receive(pong=pb.Pong(id=ka.id))
+    assert [r.id for r in h.requests()] == [b, c, d]
+
+
+def test_a_refused_request_passed_by_a_later_applied_one_goes_again_under_a_new_id_after_it():
+    h = Harness()
+    h.open()
+    a = h.submit(increment())
+    h.respond(a, incremented=pb.Incremented(value=1))
+    h.of(fx.Completed)
+    b, c = h.submit(increment()), h.submit(increment())  # c carries a's ack: the server applies it
+    h.sent()
+    _refused(h, b)
+    h.respond(c, incremented=pb.Incremented(value=2))
+    (ka,) = [f.keep_alive for f in h.sent() if f.HasField("keep_alive")]
+    d = h.submit(increment(amount=4))
+    assert not h.requests()
+    h.receive(pong=pb.Pong(id=ka.id))
+    again = h.requests()  # b's own id would now be INVALID_ARGUMENT: b, then d, under new ids
+    assert [r.increment.amount for r in again] == [1, 4]
+    assert c < again[0].id < again[1].id
+    wire_b = again[0].id
+    h.respond(wire_b, incremented=pb.Incremented(value=3))
+    h.respond(again[1].id, incremented=pb.Incremented(value=7))
+    done = {e.request_id: e.response.incremented.value for e in h.of(fx.Completed)}
+    assert done == {c: 2, b: 3, d: 7}  # told under the callers' ids
+    h.advance(2 * MS)
+    acked = [x for f in h.sent() if f.HasField("keep_alive") for x in f.keep_alive.acks]
+    acked += [x for r in h.requests() for x in r.acks]
+    assert wire_b in acked  # the answer is acknowledged under the id it was sent with
+
+
+def test_a_waiting_request_behind_a_refused_one_counts_as_applied():
+    h = Harness()
+    h.open()
+    b, c = h.submit(increment()), h.submit(acquire())  # c waits: no answer, but it was applied
+    h.sent()
+    _refused(h, b)
+    (ka,) = [f.keep_alive for f in h.sent() if f.HasField("keep_alive")]
+    h.receive(pong=pb.Pong(id=ka.id))
+    (again,) = h.requests()
+    assert again.id > c and again.HasField("increment")
+    assert h.m.cancel(c, h.now)
+    (cancel,) = h.requests()
+    assert cancel.cancel.request_id == c
 
 
 def test_reads_have_their_own_ids_and_are_sent_again_after_a_reconnect():

@@ -1,0 +1,49 @@
+"""Where the session machine dials next (docs/protocol.md §2, ``NOT_LEADER``): the leader a server
+named, else the next address in turn; after every address failed in turn, a backoff that doubles
+from ``backoff_min_ns`` to ``backoff_max_ns``. Pure; times are monotonic nanoseconds passed in."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+class Addresses:
+    """The rotation over a client's addresses."""
+
+    def __init__(self, addresses: Sequence[str], backoff_min_ns: int, backoff_max_ns: int) -> None:
+        if not addresses:
+            raise ValueError("addresses: at least one host:port is needed")
+        self._addresses = list(addresses)
+        self._next = 0
+        self._min, self._max = backoff_min_ns, backoff_max_ns
+        self._backoff = backoff_min_ns
+        self._failed_in_round = 0
+        self.leader_hint = ""  # the leader a server named: dialled next
+        self.current = ""  # the address of the current (or last) connection
+
+    def next(self) -> str:
+        """The address to dial now."""
+        if self.leader_hint:
+            self.current, self.leader_hint = self.leader_hint, ""
+        else:
+            self.current = self._addresses[self._next % len(self._addresses)]
+            self._next += 1
+        return self.current
+
+    def follow(self, leader: str) -> None:
+        """A server said it does not lead and named ``leader`` (empty: it does not know)."""
+        self.leader_hint = leader
+
+    def failed(self, now: int, was_ready: bool) -> int:
+        """The connection failed (``was_ready``: it had a session): when to dial again."""
+        self._failed_in_round = 0 if was_ready else self._failed_in_round + 1
+        if self.leader_hint or was_ready or self._failed_in_round < len(self._addresses):
+            return now
+        self._failed_in_round = 0  # every address failed in turn: wait before the next round
+        wait, self._backoff = self._backoff, min(self._backoff * 2, self._max)
+        return now + wait
+
+    def succeeded(self) -> None:
+        """A session is open: the next failure starts a new round from the shortest backoff."""
+        self._failed_in_round = 0
+        self._backoff = self._min
