@@ -22,7 +22,7 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 run() {
-  java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
+  java -cp semafor-bench/target/benchmarks.jar io.semafor.load.LoadGenerator \
     --server 127.0.0.1:7630 --workloads W2 --clients 16 --duration "${seconds}s" --warmup 3s |
     grep -E "^ *W2" | sed "s/^/$1 /"
 }

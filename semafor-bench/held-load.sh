@@ -44,7 +44,7 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 status=0
-java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.HeldLoad --servers "$servers" \
+java -cp semafor-bench/target/benchmarks.jar io.semafor.load.HeldLoad --servers "$servers" \
   --pids "$(IFS=,; echo "${pids[*]}")" --sessions "$sessions" --waiters "$waiters" \
   --seconds "$seconds" || status=$?
 grep -h "pause\|WARN\|ERROR" "$data"/n*.log | head -20 || true

@@ -50,7 +50,7 @@ run() { # label, client options, -- server options...
   PIDS+=("$pid")
   for _ in $(seq 1 100); do grep -q "listening on" "$WORK/server.log" && break; sleep 0.2; done
   # shellcheck disable=SC2086
-  java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
+  java -cp semafor-bench/target/benchmarks.jar io.semafor.load.LoadGenerator \
     --server 127.0.0.1:"$PORT" $client --workloads W1,W2 --clients 16,64 --duration 10s \
     --warmup 3s | grep -E '^ *W[12] ' | sed "s/^/$label /" | tee -a "$WORK/rows"
   kill "$pid"

@@ -32,7 +32,7 @@ for slice in ${SLICES:-1000000000 128}; do
     sleep 0.1
   done
   echo "--grants-per-command $slice"
-  java -Xmx2g -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.StormBench \
+  java -Xmx2g -cp semafor-bench/target/benchmarks.jar io.semafor.load.StormBench \
     --server 127.0.0.1:7450 --waiters "$waiters" --storms "$storms"
   stop
 done

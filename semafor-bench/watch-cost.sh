@@ -24,12 +24,12 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 run() {
-  java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
+  java -cp semafor-bench/target/benchmarks.jar io.semafor.load.LoadGenerator \
     --server 127.0.0.1:7600 --workloads W2 --clients 16 --duration "${seconds}s" --warmup 3s |
     grep -E "^ *W2" | sed "s/^/$1 /"
 }
 run "without watchers:"
-java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.WatchLoad \
+java -cp semafor-bench/target/benchmarks.jar io.semafor.load.WatchLoad \
   --server 127.0.0.1:7600 --prefix W2-16- --watchers "$watchers" --seconds "$((seconds + 8))" \
   $([ "$kind" = raw ] && echo --raw) \
   >"$data/watchers.log" 2>&1 &

@@ -1,6 +1,6 @@
 package io.semafor.cli;
 
-import io.semafor.bench.load.LoadGenerator;
+import io.semafor.load.LoadGenerator;
 import io.semafor.client.SemaforClient;
 import io.semafor.server.options.Durations;
 import java.util.ArrayList;

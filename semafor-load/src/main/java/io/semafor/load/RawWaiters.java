@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import com.google.protobuf.ByteString;
 import io.semafor.protocol.Frames;

@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
@@ -33,7 +33,7 @@ import org.HdrHistogram.Histogram;
  * leader logs "leads the group".
  *
  * <pre>
- * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.FailoverBench \
+ * java -cp semafor-bench/target/benchmarks.jar io.semafor.load.FailoverBench \
  *     [--cli-jar semafor-cli/target/semafor.jar] [--trials 50] [--durability fsync|replicated]
  *     [--server-args "--election-timeout 300ms-600ms"]
  * </pre>

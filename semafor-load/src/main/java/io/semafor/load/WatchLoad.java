@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreWatch;
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * prints how many events they got in all and per watch.
  *
  * <pre>
- * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.WatchLoad \
+ * java -cp semafor-bench/target/benchmarks.jar io.semafor.load.WatchLoad \
  *     --server host:port --prefix W2- --watchers 100 --seconds 20 [--raw]
  * </pre>
  *

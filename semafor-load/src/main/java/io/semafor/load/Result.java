@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * raw TCP echo floor, each client on its own connection in a closed loop.
  *
  * <pre>
- * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.LoadGenerator \
+ * java -cp semafor-bench/target/benchmarks.jar io.semafor.load.LoadGenerator \
  *     [--server host:port] [--tls-ca CA.pem] [--token-file FILE] [--server-jar semafor-server/target/semafor-server.jar] \
  *     [--workloads echo,W1,W2,W3,echo-idle] [--clients 1,16,64] [--duration 10s] [--warmup 3s] \
  *     [--rounds N] [--json]

@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
@@ -25,6 +25,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,7 @@ import org.HdrHistogram.Histogram;
  * </ul>
  *
  * <pre>
- * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.HeldLoad \
+ * java -cp semafor-bench/target/benchmarks.jar io.semafor.load.HeldLoad \
  *     --servers 127.0.0.1:7400[,...] [--pids PID[,...]] [--sessions 10000] [--waiters 100000] \
  *     [--processes 4] [--ttl-ms 10000] [--seconds 600] [--grant-every-ms 100]
  * </pre>
@@ -293,10 +294,11 @@ public final class HeldLoad {
       Map<Long, Long> withWaiters,
       int sessions,
       long waiters) {
-    for (Long pid : before.keySet()) {
-      long b = before.get(pid);
-      long s = withSessions.get(pid);
-      long w = withWaiters.get(pid);
+    for (Map.Entry<Long, Long> entry : before.entrySet()) {
+      long pid = entry.getKey();
+      long b = entry.getValue();
+      long s = Objects.requireNonNull(withSessions.get(pid), "no heap after the sessions");
+      long w = Objects.requireNonNull(withWaiters.get(pid), "no heap after the waiters");
       System.out.printf(
           Locale.ROOT,
           "heap of pid %d after a full GC: %,d B before, %,d B with the sessions, %,d B with the"

@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;

@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
@@ -17,7 +17,7 @@ import org.HdrHistogram.Histogram;
  * other client's latency before and during the storm.
  *
  * <pre>
- * java -cp semafor-bench/target/benchmarks.jar io.semafor.bench.load.StormBench \
+ * java -cp semafor-bench/target/benchmarks.jar io.semafor.load.StormBench \
  *     --server 127.0.0.1:7400 [--waiters 100000] [--storms 3]
  * </pre>
  *

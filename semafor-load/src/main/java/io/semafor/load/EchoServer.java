@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;

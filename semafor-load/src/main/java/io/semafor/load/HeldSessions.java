@@ -1,4 +1,4 @@
-package io.semafor.bench.load;
+package io.semafor.load;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -46,7 +46,7 @@ import org.HdrHistogram.Histogram;
  * {@code SESSION_EXPIRED}): with keep-alives sent on time, either is a spurious expiry.
  *
  * <pre>
- * java -cp benchmarks.jar io.semafor.bench.load.HeldSessions HOST:PORT SESSIONS WAITERS_EACH TTL_MS \
+ * java -cp benchmarks.jar io.semafor.load.HeldSessions HOST:PORT SESSIONS WAITERS_EACH TTL_MS \
  *     FIFO_NAME OTHER_PREFIX OTHER_COUNT PROCESS_INDEX
  * </pre>
  *
@@ -177,14 +177,14 @@ final class HeldSessions {
     SocketChannel channel = SocketChannel.open();
     channel.configureBlocking(false);
     channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-    Session session = new Session(channel, all.size());
+    boolean connected = channel.connect(address);
+    Session session =
+        new Session(
+            channel, all.size(), connected ? SelectionKey.OP_READ : SelectionKey.OP_CONNECT);
     all.add(session);
     connecting++;
-    if (channel.connect(address)) {
-      session.key = channel.register(selector, SelectionKey.OP_READ, session);
+    if (connected) {
       session.hello(System.nanoTime());
-    } else {
-      session.key = channel.register(selector, SelectionKey.OP_CONNECT, session);
     }
   }
 
@@ -223,14 +223,15 @@ final class HeldSessions {
     final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
     final ArrayDeque<Long> pingsSent = new ArrayDeque<>();
     final List<Long> acks = new ArrayList<>();
-    SelectionKey key;
+    final SelectionKey key;
     boolean welcomed;
     boolean dead;
     long lastSent;
 
-    Session(SocketChannel channel, int index) {
+    Session(SocketChannel channel, int index, int interest) throws IOException {
       this.channel = channel;
       this.index = index;
+      this.key = channel.register(selector, interest, this);
     }
 
     void finishConnect(long now) throws IOException {
