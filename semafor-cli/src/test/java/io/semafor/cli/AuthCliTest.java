@@ -242,6 +242,8 @@ class AuthCliTest {
             "server",
             "--port",
             Integer.toString(port),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1",
             "--auth-file",

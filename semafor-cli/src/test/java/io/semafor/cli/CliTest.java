@@ -134,6 +134,8 @@ class CliTest {
             "n1=127.0.0.1:1:2",
             "--data-dir",
             data.toString(),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1");
 
@@ -149,7 +151,8 @@ class CliTest {
   void aServerOnAPortInUseSaysSoInOneLine() throws Exception {
     int busy = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
     Finished f =
-        CliProcess.runRaw("server", "--port", Integer.toString(busy), "--admin-port", "-1");
+        CliProcess.runRaw(
+            "server", "--port", Integer.toString(busy), "--http-port", "-1", "--admin-port", "-1");
     assertThat(f.status()).isEqualTo(1);
     assertThat(f.err().strip())
         .isEqualTo(
@@ -168,7 +171,13 @@ class CliTest {
       int busy = taken.getLocalPort();
       Finished f =
           CliProcess.runRaw(
-              "server", "--port", Integer.toString(free), "--admin-port", Integer.toString(busy));
+              "server",
+              "--port",
+              Integer.toString(free),
+              "--http-port",
+              "-1",
+              "--admin-port",
+              Integer.toString(busy));
       assertThat(f.status()).isEqualTo(1);
       assertThat(f.err().strip().lines())
           .singleElement()
@@ -623,6 +632,8 @@ class CliTest {
             peers,
             "--data-dir",
             data.toString(),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1");
 

@@ -102,7 +102,12 @@ class ServerConfigurationTest {
   void aLimitOutOfRangeIsAUsageErrorNamingItsOption() throws Exception {
     CliProcess.Finished f =
         CliProcess.runWithEnvironment(
-            Map.of("SEMAFOR_MAX_SESSIONS", "0"), "server", "--admin-port", "-1");
+            Map.of("SEMAFOR_MAX_SESSIONS", "0"),
+            "server",
+            "--http-port",
+            "-1",
+            "--admin-port",
+            "-1");
     assertThat(f.status()).isEqualTo(2);
     assertThat(f.err().lines()).hasSize(2);
     assertThat(f.err()).startsWith("semafor server: --max-sessions < 1: 0");

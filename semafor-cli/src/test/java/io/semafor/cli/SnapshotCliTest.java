@@ -104,6 +104,8 @@ class SnapshotCliTest {
         peers,
         "--data-dir",
         data.toString(),
+        "--http-port",
+        "-1",
         "--admin-port",
         "-1");
     assertValues("127.0.0.1:" + clientPort);
@@ -115,6 +117,8 @@ class SnapshotCliTest {
         file.toString(),
         "--port",
         String.valueOf(port),
+        "--http-port",
+        "-1",
         "--admin-port",
         "-1");
     assertValues("127.0.0.1:" + port);
@@ -176,6 +180,8 @@ class SnapshotCliTest {
           peers,
           "--data-dir",
           dir.resolve(id).toString(),
+          "--http-port",
+          "-1",
           "--admin-port",
           "-1");
     }

@@ -67,7 +67,7 @@ final class Errors {
       return api;
     }
     if (t instanceof SemaforException e) {
-      String message = String.valueOf(e.getMessage());
+      String message = message(e);
       return new ApiException(status(e.code()), e.code().name(), argument(message), message);
     }
     if (t instanceof IllegalArgumentException e) {
@@ -79,6 +79,13 @@ final class Errors {
     }
     return new ApiException(
         500, "INTERNAL", null, "the server failed to answer (its log says why): " + t);
+  }
+
+  /** A {@link SemaforException}'s message without the code it starts with. */
+  static String message(SemaforException e) {
+    String message = String.valueOf(e.getMessage());
+    String prefix = e.code().name() + ": ";
+    return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
   }
 
   /** The cause a future's failure wraps. */

@@ -116,6 +116,7 @@ final class HttpConnection extends SimpleChannelInboundHandler<FullHttpRequest> 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     Exchange e = current;
+    log.debug("connection {} closed with {} in flight", ctx.channel(), e);
     if (e != null) {
       e.connectionClosed();
     }

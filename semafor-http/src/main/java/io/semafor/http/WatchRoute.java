@@ -140,7 +140,7 @@ final class WatchRoute {
       } else if (event instanceof SemaphoreWatch.Failed f) {
         kind = "failed";
         SemaforException error = f.error();
-        data = Views.of("code", error.code().name(), "message", String.valueOf(error.getMessage()));
+        data = Views.of("code", error.code().name(), "message", Errors.message(error));
       } else {
         return;
       }
