@@ -189,6 +189,68 @@ class CliTest {
   }
 
   @Test
+  void aServerWhoseHttpPortIsInUseNamesThatPortAndItsOption() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      free = probe.getLocalPort();
+    }
+    try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int busy = taken.getLocalPort();
+      Finished f =
+          CliProcess.runRaw(
+              "server",
+              "--port",
+              Integer.toString(free),
+              "--admin-port",
+              "-1",
+              "--http-port",
+              Integer.toString(busy));
+      assertThat(f.status()).isEqualTo(1);
+      // the client port listened (and its log lines say so) before the HTTP port was tried; the
+      // error is the last line, and the client port is closed again
+      assertThat(f.err().strip().lines().reduce((a, b) -> b).orElse(""))
+          .isEqualTo(
+              "semafor server: cannot listen on 127.0.0.1:"
+                  + busy
+                  + " (--http-port): Address already in use");
+    }
+  }
+
+  @Test
+  void aServerPrintsWhereItsHttpApiListens() throws Exception {
+    Path log = Files.createTempFile("semafor-http-server", ".log");
+    Process server =
+        CliProcess.startRaw(log, "server", "--port", "0", "--admin-port", "-1", "--http-port", "0");
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> Files.readString(log).contains("semafor http api on http://127.0.0.1:"));
+      String line =
+          Files.readString(log)
+              .lines()
+              .filter(l -> l.startsWith("semafor http api on "))
+              .findFirst()
+              .orElseThrow();
+      String base = line.substring("semafor http api on ".length(), line.indexOf("/v1/"));
+      java.net.http.HttpResponse<String> r =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(base + "/v1/semaphores/nothing"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(404);
+      assertThat(r.body()).contains("\"code\":\"NOT_FOUND\"");
+    } finally {
+      server.destroy();
+      if (!server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+      Files.deleteIfExists(log);
+    }
+  }
+
+  @Test
   void versionPrintsTheBuildsVersionAndTheProtocol() throws Exception {
     Finished f = CliProcess.runRaw("--version");
     assertThat(f.status()).isZero();
