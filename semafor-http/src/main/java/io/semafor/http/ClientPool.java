@@ -80,20 +80,19 @@ final class ClientPool implements AutoCloseable {
       Entry e =
           entries.computeIfAbsent(
               token,
-              t -> {
-                Entry made =
-                    new Entry(
-                        CompletableFuture.supplyAsync(() -> connect.apply(t), connector),
-                        nanoTime.getAsLong());
-                // a refused or failed connection is not kept: the next request tries again
-                made.client.whenComplete(
-                    (c, failure) -> {
-                      if (failure != null) {
-                        entries.remove(t, made);
-                      }
-                    });
-                return made;
-              });
+              t ->
+                  new Entry(
+                      CompletableFuture.supplyAsync(() -> connect.apply(t), connector),
+                      nanoTime.getAsLong()));
+      // a refused or failed connection is not kept: the next request tries again (attached here,
+      // not in the mapping function: a connection that fails at once would be removed before it
+      // was put, and kept)
+      e.client.whenComplete(
+          (c, failure) -> {
+            if (failure != null) {
+              entries.remove(token, e);
+            }
+          });
       e.inFlight.incrementAndGet();
       if (entries.get(token) == e || e.client.isCompletedExceptionally()) {
         e.lastUsedNanos = nanoTime.getAsLong();
