@@ -108,6 +108,17 @@ final class Calls {
                 if (t instanceof SemaforException e && e.code() == ErrorCode.UNAUTHENTICATED) {
                   pool.evict(token, entry);
                 }
+                if (pool.closed()) {
+                  // its session was closed under it: what it waited for was withdrawn, and a
+                  // grant it had not received went back with the session (decision 0049)
+                  t =
+                      new ApiException(
+                          503,
+                          "UNAVAILABLE",
+                          null,
+                          "the HTTP API is shutting down; the request was withdrawn and holds"
+                              + " nothing: send it again once the server is back");
+                }
                 exchange.fail(t); // to a caller that left, writes nothing
                 return;
               }

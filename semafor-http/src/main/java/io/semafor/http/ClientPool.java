@@ -137,6 +137,11 @@ final class ClientPool implements AutoCloseable {
     return n;
   }
 
+  /** Whether {@link #close} was called: the API is shutting down. */
+  boolean closed() {
+    return closed;
+  }
+
   /** Clients open now (connected or connecting). */
   int size() {
     return entries.size();

@@ -149,4 +149,25 @@ class DisconnectTest {
                       == 200);
     }
   }
+
+  @Test
+  void closingTheApiAnswersItsLongPolls503AndWithdrawsThem() throws Exception {
+    api.put("/v1/semaphores/dc-e", "{\"initial\": 0}");
+    HttpGateway closing =
+        HttpGateway.start(semafor.server(), HttpConfig.DEFAULTS.withPort(0), null);
+    Api other = new Api(closing.baseUrl());
+    var waiting =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () ->
+                other.post(
+                    "/v1/semaphores/dc-e/leases", "{\"ttl_ms\": 5000, \"timeout_ms\": 60000}"));
+    awaitWaiters("dc-e", 1);
+    closing.close();
+    Api.Answer answer = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(answer.status()).isEqualTo(503);
+    assertThat(answer.code()).isEqualTo("UNAVAILABLE");
+    awaitWaiters("dc-e", 0);
+    api.post("/v1/semaphores/dc-e/increment", "{\"amount\": 1}");
+    assertThat(status("dc-e").path("value").asLong()).isEqualTo(1);
+  }
 }
