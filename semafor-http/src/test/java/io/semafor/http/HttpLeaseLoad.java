@@ -33,6 +33,9 @@ public final class HttpLeaseLoad {
     String base = args.length > 0 ? args[0] : "http://127.0.0.1:7402";
     int callers = args.length > 1 ? Integer.parseInt(args[1]) : 16;
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+    // lease: the figure; get: one read through the gateway; noroute: a 404 from the router alone
+    // (the HTTP stack and this driver, no gateway)
+    String mode = args.length > 3 ? args[3] : "lease";
     String name = "load-http";
     HttpClient setup = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     setup.send(
@@ -57,7 +60,20 @@ public final class HttpLeaseLoad {
                             HttpRequest.BodyPublishers.ofString(
                                 "{\"amount\": 1, \"ttl_ms\": 30000, \"timeout_ms\": 5000}"))
                         .build();
+                HttpRequest probe =
+                    HttpRequest.newBuilder(
+                            URI.create(
+                                base
+                                    + (mode.equals("get") ? "/v1/semaphores/" + name : "/v1/none")))
+                        .timeout(Duration.ofSeconds(10))
+                        .build();
                 try {
+                  while (!stop.get() && !mode.equals("lease")) {
+                    http.send(probe, HttpResponse.BodyHandlers.ofString());
+                    if (counting.get()) {
+                      done.incrementAndGet();
+                    }
+                  }
                   while (!stop.get()) {
                     String lease = http.send(acquire, HttpResponse.BodyHandlers.ofString()).body();
                     Matcher m = PERMIT.matcher(lease);
@@ -97,7 +113,7 @@ public final class HttpLeaseLoad {
       t.join(15_000);
     }
     System.out.printf(
-        "%d callers, %.1f s: %d lease acquire+release pairs, %.0f pairs/s%n",
-        callers, elapsed, done.get(), done.get() / elapsed);
+        "%d callers, %s, %.1f s: %d, %.0f/s%n",
+        callers, mode, elapsed, done.get(), done.get() / elapsed);
   }
 }
