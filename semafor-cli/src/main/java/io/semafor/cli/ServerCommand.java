@@ -1,5 +1,7 @@
 package io.semafor.cli;
 
+import io.semafor.http.HttpConfig;
+import io.semafor.http.HttpOptions;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
@@ -39,6 +41,8 @@ import picocli.CommandLine.Option;
     sortOptions = false)
 final class ServerCommand implements Callable<Integer> {
   @Mixin ServerOptions options = new ServerOptions();
+
+  @Mixin HttpOptions http = new HttpOptions();
 
   @Option(
       names = "--node-id",
@@ -133,13 +137,15 @@ final class ServerCommand implements Callable<Integer> {
     if (single && replicator != null) {
       throw usage("--replicator: only a cluster node (--node-id, --peers, --data-dir) replicates");
     }
+    HttpConfig httpConfig = httpConfig();
+    Main.CompanionStarter api = server -> http.start(server, options.tlsPeerCa(), httpConfig);
     if (single) {
       ServerConfig config = options.config(options.host(), options.port());
       if (restore == null) {
-        Main.run(config);
+        Main.run(config, ReplicatorFactory.LOCAL, api);
       } else {
         SnapshotFile.Loaded loaded = SnapshotCommand.load(restore);
-        Main.run(config, ReplicatorFactory.restoring(loaded.machine()));
+        Main.run(config, ReplicatorFactory.restoring(loaded.machine()), api);
       }
       return ExitCodes.OK;
     }
@@ -165,12 +171,29 @@ final class ServerCommand implements Callable<Integer> {
     if (micro) {
       MicroRaftConfig microConfig = microRaft(cluster, peerTls);
       Main.run(
-          config, (machine, listener) -> MicroRaftReplicator.start(microConfig, machine, listener));
+          config,
+          (machine, listener) -> MicroRaftReplicator.start(microConfig, machine, listener),
+          api);
       return ExitCodes.OK;
     }
     Main.run(
-        config, (machine, listener) -> RaftReplicator.start(cluster, machine, listener, peerTls));
+        config,
+        (machine, listener) -> RaftReplicator.start(cluster, machine, listener, peerTls),
+        api);
     return ExitCodes.OK;
+  }
+
+  /** The HTTP API's settings ({@code --http-*}), checked before anything starts. */
+  private HttpConfig httpConfig() {
+    try {
+      return http.config();
+    } catch (IllegalArgumentException e) {
+      String message = String.valueOf(e.getMessage());
+      int end = message.indexOf(' ');
+      throw usage(
+          io.semafor.server.options.ServerOptions.optionNamed(message.substring(0, end))
+              + message.substring(end));
+    }
   }
 
   /** Where the server listens, for messages: this node's address, or "this node's ports". */

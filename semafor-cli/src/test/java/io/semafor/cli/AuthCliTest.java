@@ -240,6 +240,8 @@ class AuthCliTest {
             "server",
             "--port",
             Integer.toString(port),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1",
             "--auth-file",

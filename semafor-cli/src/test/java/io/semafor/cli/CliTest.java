@@ -135,6 +135,8 @@ class CliTest {
             "n1=127.0.0.1:1:2",
             "--data-dir",
             data.toString(),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1");
 
@@ -150,7 +152,8 @@ class CliTest {
   void aServerOnAPortInUseSaysSoInOneLine() throws Exception {
     int busy = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
     Finished f =
-        CliProcess.runRaw("server", "--port", Integer.toString(busy), "--admin-port", "-1");
+        CliProcess.runRaw(
+            "server", "--port", Integer.toString(busy), "--http-port", "-1", "--admin-port", "-1");
     assertThat(f.status()).isEqualTo(1);
     assertThat(f.err().strip())
         .isEqualTo(
@@ -169,7 +172,13 @@ class CliTest {
       int busy = taken.getLocalPort();
       Finished f =
           CliProcess.runRaw(
-              "server", "--port", Integer.toString(free), "--admin-port", Integer.toString(busy));
+              "server",
+              "--port",
+              Integer.toString(free),
+              "--http-port",
+              "-1",
+              "--admin-port",
+              Integer.toString(busy));
       assertThat(f.status()).isEqualTo(1);
       assertThat(f.err().strip().lines())
           .singleElement()
@@ -177,6 +186,68 @@ class CliTest {
               "semafor server: cannot listen on 127.0.0.1:"
                   + busy
                   + " (--admin-port): Address already in use");
+    }
+  }
+
+  @Test
+  void aServerWhoseHttpPortIsInUseNamesThatPortAndItsOption() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      free = probe.getLocalPort();
+    }
+    try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int busy = taken.getLocalPort();
+      Finished f =
+          CliProcess.runRaw(
+              "server",
+              "--port",
+              Integer.toString(free),
+              "--admin-port",
+              "-1",
+              "--http-port",
+              Integer.toString(busy));
+      assertThat(f.status()).isEqualTo(1);
+      // the client port listened (and its log lines say so) before the HTTP port was tried; the
+      // error is the last line, and the client port is closed again
+      assertThat(f.err().strip().lines().reduce((a, b) -> b).orElse(""))
+          .isEqualTo(
+              "semafor server: cannot listen on 127.0.0.1:"
+                  + busy
+                  + " (--http-port): Address already in use");
+    }
+  }
+
+  @Test
+  void aServerPrintsWhereItsHttpApiListens() throws Exception {
+    Path log = Files.createTempFile("semafor-http-server", ".log");
+    Process server =
+        CliProcess.startRaw(log, "server", "--port", "0", "--admin-port", "-1", "--http-port", "0");
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> Files.readString(log).contains("semafor http api on http://127.0.0.1:"));
+      String line =
+          Files.readString(log)
+              .lines()
+              .filter(l -> l.startsWith("semafor http api on "))
+              .findFirst()
+              .orElseThrow();
+      String base = line.substring("semafor http api on ".length(), line.indexOf("/v1/"));
+      java.net.http.HttpResponse<String> r =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(base + "/v1/semaphores/nothing"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(404);
+      assertThat(r.body()).contains("\"code\":\"NOT_FOUND\"");
+    } finally {
+      server.destroy();
+      if (!server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+      Files.deleteIfExists(log);
     }
   }
 
@@ -624,6 +695,8 @@ class CliTest {
             peers,
             "--data-dir",
             data.toString(),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1");
 

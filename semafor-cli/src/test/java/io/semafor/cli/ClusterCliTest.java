@@ -110,6 +110,8 @@ class ClusterCliTest {
                 peers,
                 "--data-dir",
                 dir.resolve("n" + (i + 1)).toString(),
+                "--http-port",
+                "-1",
                 "--admin-port",
                 Integer.toString(admin[i]),
                 "--replicator",

@@ -56,6 +56,7 @@ class DurableSingleNodeCliTest {
             dir.resolve("data").toString(),
             "--port",
             Integer.toString(port),
+            "--http-port=-1",
             "--admin-port=" + adminPort);
   }
 
@@ -126,6 +127,7 @@ class DurableSingleNodeCliTest {
             dir.resolve("data").toString(),
             "--port",
             Integer.toString(other),
+            "--http-port=-1",
             "--admin-port=-1");
     assertThat(refused.status()).isEqualTo(ExitCodes.FAILED);
     assertThat(refused.err())

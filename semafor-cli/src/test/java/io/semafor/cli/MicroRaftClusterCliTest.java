@@ -103,6 +103,8 @@ class MicroRaftClusterCliTest {
         peers,
         "--data-dir",
         dir.resolve(id).toString(),
+        "--http-port",
+        "-1",
         "--admin-port",
         Integer.toString(admin[i]),
         "--replicator",

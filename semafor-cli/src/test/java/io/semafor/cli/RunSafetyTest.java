@@ -195,6 +195,8 @@ class RunSafetyTest {
             "server",
             "--port",
             Integer.toString(port),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1");
     started.add(server);

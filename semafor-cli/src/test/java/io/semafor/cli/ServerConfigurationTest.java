@@ -44,7 +44,7 @@ class ServerConfigurationTest {
     int inFile = freePort();
     int inEnvironment = freePort();
     int onCommandLine = freePort();
-    Path config = write("semafor.conf", "port = " + inFile + "\nadmin-port = -1\n");
+    Path config = write("semafor.conf", "port = " + inFile + "\nadmin-port = -1\nhttp-port = -1\n");
 
     Process fromEnvironment =
         server(Map.of("SEMAFOR_PORT", Integer.toString(inEnvironment)), "--config", config);
@@ -63,7 +63,8 @@ class ServerConfigurationTest {
   @Test
   void theConfigFileCanBeNamedBySemaforConfigAndItsSettingsApply() throws Exception {
     int port = freePort();
-    Path config = write("semafor.conf", "# a comment\nport = " + port + "\nadmin-port=-1\n");
+    Path config =
+        write("semafor.conf", "# a comment\nport = " + port + "\nadmin-port=-1\nhttp-port=-1\n");
     Process server = server(Map.of("SEMAFOR_CONFIG", config.toString()));
     assertListening(server, "server-1.log", port);
   }
@@ -72,7 +73,9 @@ class ServerConfigurationTest {
   void aLimitFromTheConfigFileIsEnforcedByTheServer() throws Exception {
     int port = freePort();
     Path config =
-        write("semafor.conf", "port = " + port + "\nadmin-port = -1\nmax-name-bytes = 8\n");
+        write(
+            "semafor.conf",
+            "port = " + port + "\nadmin-port = -1\nhttp-port = -1\nmax-name-bytes = 8\n");
     assertListening(server(Map.of(), "--config", config), "server-1.log", port);
 
     String address = "127.0.0.1:" + port;
@@ -102,7 +105,12 @@ class ServerConfigurationTest {
   void aLimitOutOfRangeIsAUsageErrorNamingItsOption() throws Exception {
     CliProcess.Finished f =
         CliProcess.runWithEnvironment(
-            Map.of("SEMAFOR_MAX_SESSIONS", "0"), "server", "--admin-port", "-1");
+            Map.of("SEMAFOR_MAX_SESSIONS", "0"),
+            "server",
+            "--http-port",
+            "-1",
+            "--admin-port",
+            "-1");
     assertThat(f.status()).isEqualTo(2);
     assertThat(f.err().lines()).hasSize(2);
     assertThat(f.err()).startsWith("semafor server: --max-sessions < 1: 0");

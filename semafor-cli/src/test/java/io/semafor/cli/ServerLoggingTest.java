@@ -43,7 +43,16 @@ class ServerLoggingTest {
     Path log = dir.resolve("server.log");
     server =
         CliProcess.startRaw(
-            log, "server", "--port", "0", "--admin-port", "-1", "--log-format", format);
+            log,
+            "server",
+            "--port",
+            "0",
+            "--http-port",
+            "-1",
+            "--admin-port",
+            "-1",
+            "--log-format",
+            format);
     return await()
         .atMost(Duration.ofSeconds(30))
         .until(

@@ -103,6 +103,8 @@ class SnapshotCliTest {
         peers,
         "--data-dir",
         data.toString(),
+        "--http-port",
+        "-1",
         "--admin-port",
         "-1");
     assertValues("127.0.0.1:" + clientPort);
@@ -114,6 +116,8 @@ class SnapshotCliTest {
         file.toString(),
         "--port",
         String.valueOf(port),
+        "--http-port",
+        "-1",
         "--admin-port",
         "-1");
     assertValues("127.0.0.1:" + port);
@@ -175,6 +179,8 @@ class SnapshotCliTest {
           peers,
           "--data-dir",
           dir.resolve(id).toString(),
+          "--http-port",
+          "-1",
           "--admin-port",
           "-1");
     }

@@ -143,6 +143,8 @@ class TlsCliTest {
     CliProcess.Finished f =
         CliProcess.runRaw(
             "server",
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1",
             "--tls-cert",
@@ -163,6 +165,8 @@ class TlsCliTest {
     CliProcess.Finished f =
         CliProcess.runRaw(
             "server",
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1",
             "--tls-cert",
@@ -187,6 +191,8 @@ class TlsCliTest {
             "n1=127.0.0.1:1:2",
             "--data-dir",
             dir.resolve("n1").toString(),
+            "--http-port",
+            "-1",
             "--admin-port",
             "-1"));
   }
@@ -237,7 +243,8 @@ class TlsCliTest {
   @Test
   void peerOptionsOnASingleNodeAreAServerUsageError() throws Exception {
     CliProcess.Finished f =
-        CliProcess.runRaw("server", "--admin-port", "-1", "--tls-peer-names", "n1,n2");
+        CliProcess.runRaw(
+            "server", "--http-port", "-1", "--admin-port", "-1", "--tls-peer-names", "n1,n2");
     assertThat(f.status()).isEqualTo(ExitCodes.USAGE);
     assertThat(f.err())
         .contains("--tls-peer-names: only a cluster node (--node-id, --peers) has peers to check")

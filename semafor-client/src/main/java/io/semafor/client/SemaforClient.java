@@ -205,6 +205,65 @@ public final class SemaforClient implements AutoCloseable {
     return new SemaphoreWatch(link.config(), prefix, true, 0, summary, listener).start();
   }
 
+  /**
+   * One page of the semaphores whose names start with {@code prefix}: at most {@code limit}, each
+   * with its state, those after {@code after} in byte order (null: from the first); {@code more}
+   * says names follow (ask again with the last name as {@code after}). The server stops a page
+   * earlier at its byte budget (docs/protocol.md §4). Does not block; thread-safe.
+   *
+   * @param limit 1 to 10,000, else the future fails with INVALID_ARGUMENT ({@code limit})
+   */
+  public CompletableFuture<ListPage> listPageAsync(
+      String prefix, @Nullable String after, int limit) {
+    ListNames.Builder page =
+        ListNames.newBuilder()
+            .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
+            .setLimit(limit)
+            .setWithStatus(true);
+    if (after != null) {
+      page.setAfter(com.google.protobuf.ByteString.copyFrom(after, StandardCharsets.UTF_8))
+          .setHasAfter(true);
+    }
+    return rpc.readAsync(Read.newBuilder().setListNames(page))
+        .thenApply(read -> new ListPage(Infos.statuses(read), read.getNames().getMore()));
+  }
+
+  /** A page of {@link #listPageAsync}: the semaphores in byte order, and whether more follow. */
+  public record ListPage(List<SemaphoreInfo> semaphores, boolean more) {
+    /** Copies the list. */
+    public ListPage {
+      semaphores = List.copyOf(semaphores);
+    }
+  }
+
+  /**
+   * A watch of {@code name} (or with {@code prefix}, of every name starting with it) that resumes
+   * after {@code afterRevision}, as a reconnecting watch does: each watched semaphore changed after
+   * it comes once at its latest state, then {@link SemaphoreWatch.Synced}; a revision the server no
+   * longer knows is answered by {@link SemaphoreWatch.Resynced} and every state. {@code
+   * afterRevision} 0 starts afresh, as {@link #watch} does. The HTTP API's Server-Sent Events
+   * resume from {@code Last-Event-ID} so (docs/http.md).
+   *
+   * @throws IllegalArgumentException if {@code afterRevision} is negative, or {@code name} is empty
+   *     without {@code prefix}
+   */
+  public SemaphoreWatch watchAfter(
+      String name,
+      boolean prefix,
+      boolean summary,
+      long afterRevision,
+      SemaphoreWatch.Listener listener) {
+    if (!prefix && name.isEmpty()) {
+      throw new IllegalArgumentException("name: empty (a prefix watch of \"\" watches every name)");
+    }
+    if (afterRevision < 0) {
+      throw new IllegalArgumentException("afterRevision < 0: " + afterRevision);
+    }
+    return new SemaphoreWatch(link.config(), name, prefix, 0, summary, listener)
+        .resumingAfter(afterRevision)
+        .start();
+  }
+
   /** Names with statuses asked per page; the server stops a page earlier at its byte budget. */
   private static final int STATUS_PAGE = 1000;
 

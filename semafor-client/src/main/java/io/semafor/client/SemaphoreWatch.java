@@ -137,6 +137,19 @@ public final class SemaphoreWatch implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  /**
+   * Makes the first subscription a resume after {@code revision} (0: a fresh start), as after a
+   * reconnect; before {@link #start}. Returns the watch.
+   */
+  SemaphoreWatch resumingAfter(long revision) {
+    if (revision > 0) {
+      synced = revision;
+      lastRevision = revision;
+      full = false;
+    }
+    return this;
+  }
+
   /** Starts the watch's thread; returns the watch. */
   SemaphoreWatch start() {
     thread.start();

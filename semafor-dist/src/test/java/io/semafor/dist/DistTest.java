@@ -189,6 +189,8 @@ class DistTest {
                 home.resolve("conf/semafor.conf").toString(),
                 "--port",
                 "0",
+                "--http-port",
+                "-1",
                 "--admin-port",
                 "-1"))
         .redirectErrorStream(true)

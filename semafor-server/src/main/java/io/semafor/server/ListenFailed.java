@@ -18,7 +18,9 @@ public final class ListenFailed extends UncheckedIOException {
     /** The port clients connect to ({@code --port}, or a cluster node's client port). */
     CLIENT,
     /** The admin HTTP port: metrics, health, the console ({@code --admin-port}). */
-    ADMIN
+    ADMIN,
+    /** The HTTP/JSON API's port ({@code --http-port}, docs/http.md). */
+    HTTP
   }
 
   private final Port port;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -114,8 +115,44 @@ public final class Main implements Callable<Integer> {
   }
 
   /** Like {@link #run(ServerConfig)}, applying commands through {@code replicators}. */
-  @SuppressWarnings("FutureReturnValueIgnored") // the failure's action exits; nothing to check
   public static void run(ServerConfig config, ReplicatorFactory replicators)
+      throws InterruptedException {
+    run(config, replicators, server -> null);
+  }
+
+  /**
+   * Something that runs beside a server and ends before it: the HTTP API (semafor-http), which this
+   * module cannot name since it depends on this one. Closed by the shutdown hook before the server,
+   * so its callers are answered while the server still serves them.
+   */
+  public interface Companion extends AutoCloseable {
+    /** The line printed once it runs ({@code semafor http api on http://...}). */
+    String banner();
+
+    /** Stops it; idempotent. */
+    @Override
+    void close();
+  }
+
+  /** Starts a {@link Companion} of a server that listens, or none (null). */
+  @FunctionalInterface
+  public interface CompanionStarter {
+    /**
+     * Starts the companion of {@code server}, which listens already; null for none.
+     *
+     * @throws ListenFailed if its port cannot be bound (the server is then closed and the command
+     *     fails with one line naming the port)
+     */
+    @Nullable Companion start(SemaforServer server) throws InterruptedException;
+  }
+
+  /**
+   * Like {@link #run(ServerConfig, ReplicatorFactory)}, with a companion started once the server
+   * listens and stopped before it ({@code semafor server} starts the HTTP API so).
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // the failure's action exits; nothing to check
+  public static void run(
+      ServerConfig config, ReplicatorFactory replicators, CompanionStarter companions)
       throws InterruptedException {
     if (System.getProperty("io.netty.leakDetection.level") == null) {
       // sampling leak detection records a stack trace per sampled buffer: a measured 2% of the
@@ -123,11 +160,21 @@ public final class Main implements Callable<Integer> {
       ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     }
     SemaforServer server = SemaforServer.start(config, replicators);
+    Companion companion;
+    try {
+      companion = companions.start(server);
+    } catch (RuntimeException | InterruptedException e) {
+      server.close();
+      throw e;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (companion != null) {
+                    companion.close();
+                  }
                   server.close();
                   stopped.countDown();
                 },
@@ -149,6 +196,9 @@ public final class Main implements Callable<Integer> {
             + (admin == null
                 ? ""
                 : " (console: " + adminUrl + ", metrics: " + adminUrl + "metrics)"));
+    if (companion != null) {
+      System.out.println(companion.banner());
+    }
     System.out.flush();
     server
         .failure()

@@ -139,8 +139,11 @@ public final class ServerTls {
     return material;
   }
 
-  /** A handler for one new connection, to go first in its pipeline. */
-  SslHandler newHandler(ByteBufAllocator allocator) {
+  /**
+   * A handler for one new connection, to go first in its pipeline (the client port's, and the HTTP
+   * API's in semafor-http).
+   */
+  public SslHandler newHandler(ByteBufAllocator allocator) {
     return netty.newHandler(allocator);
   }
 

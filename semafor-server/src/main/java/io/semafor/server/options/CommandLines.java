@@ -64,9 +64,11 @@ public final class CommandLines {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof io.semafor.server.ListenFailed failed) {
         String option =
-            failed.port() == io.semafor.server.ListenFailed.Port.ADMIN
-                ? "--admin-port"
-                : clientPortOption;
+            switch (failed.port()) {
+              case ADMIN -> "--admin-port";
+              case HTTP -> "--http-port";
+              case CLIENT -> clientPortOption;
+            };
         return "cannot listen on " + failed.address() + " (" + option + "): " + rootMessage(e);
       }
     }

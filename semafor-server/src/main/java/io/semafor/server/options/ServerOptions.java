@@ -591,7 +591,7 @@ public final class ServerOptions {
   }
 
   /** {@code maxSessionTtl} as its option {@code --max-session-ttl}. */
-  static String optionNamed(String setting) {
+  public static String optionNamed(String setting) {
     if (setting.equals("defaultSessionTtl")) {
       return "--session-ttl";
     }

@@ -1,0 +1,254 @@
+package io.semafor.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request and its one answer. A handler reads the request ({@link #param}, {@link #query},
+ * {@link #body}, {@link #token}) and answers once, now or later and from any thread: {@link
+ * #respond}, {@link #fail}, or {@link #events} for a stream. {@link #onClose} runs what must happen
+ * when the caller goes away before its answer (a long poll withdraws its wait). Thread-safe.
+ */
+@SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
+final class Exchange {
+  private final Channel channel;
+  private final String method;
+  private final HttpHeaders headers;
+  private final byte[] body;
+  private final Map<String, String> params;
+  private final Map<String, List<String>> query;
+  private final boolean keepAlive;
+  private final Runnable finished;
+  private final AtomicBoolean answered = new AtomicBoolean();
+  private final List<Runnable> closeListeners = new ArrayList<>();
+  private boolean closed; // guarded by closeListeners
+
+  Exchange(
+      Channel channel,
+      String method,
+      String uri,
+      HttpHeaders headers,
+      byte[] body,
+      Map<String, String> params,
+      boolean keepAlive,
+      Runnable finished) {
+    this.channel = channel;
+    this.method = method;
+    this.headers = headers;
+    this.body = body;
+    this.params = new LinkedHashMap<>(params);
+    this.query = new QueryStringDecoder(uri).parameters();
+    this.keepAlive = keepAlive;
+    this.finished = finished;
+  }
+
+  String method() {
+    return method;
+  }
+
+  /** A path parameter of the route ({@code name} of {@code /v1/semaphores/{name}}), decoded. */
+  String param(String name) {
+    String v = params.get(name);
+    if (v == null) {
+      throw new IllegalStateException("the route has no parameter " + name);
+    }
+    return v;
+  }
+
+  /** A query parameter's (first) value, or null. */
+  @Nullable String query(String name) {
+    List<String> values = query.get(name);
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+
+  /** The names of the query parameters given. */
+  java.util.Set<String> queryNames() {
+    return query.keySet();
+  }
+
+  /** A request header, or null. */
+  @Nullable String header(CharSequence name) {
+    return headers.get(name);
+  }
+
+  /** The JSON body, parsed. */
+  JsonBody body() {
+    return JsonBody.parse(body);
+  }
+
+  /**
+   * The bearer token of {@code Authorization: Bearer TOKEN}; "" when none is given (anonymous).
+   *
+   * @throws ApiException 401 if the header is there but is not a bearer token
+   */
+  String token() {
+    String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
+    if (auth == null || auth.isBlank()) {
+      return "";
+    }
+    String[] parts = auth.strip().split("\\s+", 2);
+    if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer") || parts[1].isBlank()) {
+      throw new ApiException(
+          401,
+          "UNAUTHENTICATED",
+          "Authorization",
+          "Authorization: not a bearer token; send Authorization: Bearer TOKEN");
+    }
+    return parts[1].strip();
+  }
+
+  /** Whether the caller's connection is still open. */
+  boolean isOpen() {
+    return channel.isActive();
+  }
+
+  /**
+   * Runs {@code listener} once if the connection closes before this exchange is answered (at once
+   * if it already has).
+   */
+  void onClose(Runnable listener) {
+    boolean now;
+    synchronized (closeListeners) {
+      now = closed;
+      if (!now) {
+        closeListeners.add(listener);
+      }
+    }
+    if (now) {
+      listener.run();
+    }
+  }
+
+  /** Called by the connection when it closes: runs the close listeners. */
+  void connectionClosed() {
+    List<Runnable> run;
+    synchronized (closeListeners) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      run = answered.get() ? List.of() : new ArrayList<>(closeListeners);
+      closeListeners.clear();
+    }
+    run.forEach(Runnable::run);
+  }
+
+  /** Answers {@code status} with {@code json} as the body. */
+  void respond(int status, Object json) {
+    respond(status, json, () -> {});
+  }
+
+  /**
+   * Answers {@code status} with {@code json}; {@code undelivered} runs if the answer cannot reach
+   * the caller (its connection closed first, or the write failed): a grant in it goes back there.
+   */
+  void respond(int status, Object json, Runnable undelivered) {
+    byte[] bytes;
+    try {
+      bytes = JsonBody.MAPPER.writeValueAsBytes(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write " + json.getClass(), e);
+    }
+    write(status, bytes, "application/json", undelivered, Map.of());
+  }
+
+  /** Answers with a resource's bytes ({@code application/json}). */
+  void respondRaw(int status, byte[] bytes, String contentType) {
+    write(status, bytes, contentType, () -> {}, Map.of());
+  }
+
+  /** Answers an {@link ApiException}, or any other failure as {@link Errors#of} says. */
+  void fail(Throwable failure) {
+    ApiException e = Errors.of(failure);
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("code", e.code());
+    json.put("argument", e.argument());
+    json.put("message", e.getMessage());
+    Map<String, String> extra = new LinkedHashMap<>();
+    if (e.status() == 401) {
+      extra.put(HttpHeaderNames.WWW_AUTHENTICATE.toString(), "Bearer realm=\"semafor\"");
+    }
+    byte[] bytes;
+    try {
+      bytes = JsonBody.MAPPER.writeValueAsBytes(json);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException(ex);
+    }
+    write(e.status(), bytes, "application/json", () -> {}, extra);
+  }
+
+  /** Answers 405 with the methods the path has. */
+  void wrongMethod(List<String> allowed) {
+    fail(
+        new ApiException(
+            405,
+            "INVALID_ARGUMENT",
+            "method",
+            "method: " + method + " is not allowed here; use " + String.join(" or ", allowed)));
+  }
+
+  private void write(
+      int status, byte[] bytes, String type, Runnable undelivered, Map<String, String> extra) {
+    if (!answered.compareAndSet(false, true)) {
+      throw new IllegalStateException("answered twice");
+    }
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(status),
+            Unpooled.wrappedBuffer(bytes));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+    response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+    response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    extra.forEach(response.headers()::set);
+    if (!keepAlive) {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
+    if (!channel.isActive()) {
+      response.release();
+      undelivered.run();
+      finished.run();
+      return;
+    }
+    channel
+        .writeAndFlush(response)
+        .addListener(
+            (ChannelFutureListener)
+                f -> {
+                  if (!f.isSuccess()) {
+                    undelivered.run();
+                    f.channel().close();
+                  } else if (!keepAlive) {
+                    f.channel().close();
+                  }
+                  finished.run();
+                });
+  }
+
+  /**
+   * Answers with an event stream (Server-Sent Events): the headers go now, events follow through
+   * the returned stream until it or the connection closes.
+   */
+  EventStream events(java.time.Duration keepAlive) {
+    if (!answered.compareAndSet(false, true)) {
+      throw new IllegalStateException("answered twice");
+    }
+    return EventStream.open(channel, keepAlive, finished);
+  }
+}
