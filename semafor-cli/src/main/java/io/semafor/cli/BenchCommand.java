@@ -1,7 +1,7 @@
 package io.semafor.cli;
 
-import io.semafor.load.LoadGenerator;
 import io.semafor.client.SemaforClient;
+import io.semafor.load.LoadGenerator;
 import io.semafor.server.options.Durations;
 import java.util.ArrayList;
 import java.util.List;

@@ -141,6 +141,7 @@ final class ServerCommand implements Callable<Integer> {
     Main.CompanionStarter api = server -> http.start(server, options.tlsPeerCa(), httpConfig);
     if (single) {
       ServerConfig config = options.config(options.host(), options.port());
+      checked(() -> http.port(config.port()));
       if (restore == null) {
         Main.run(config, ReplicatorFactory.LOCAL, api);
       } else {
@@ -167,6 +168,7 @@ final class ServerCommand implements Callable<Integer> {
     ClusterConfig cluster = cluster(implied, micro ? Map.of() : raftProperties);
     ClusterConfig.Peer self = cluster.self();
     ServerConfig config = options.config(self.host(), self.clientPort());
+    checked(() -> http.port(config.port()));
     PeerTls peerTls = peerTls(implied != null);
     if (micro) {
       MicroRaftConfig microConfig = microRaft(cluster, peerTls);
@@ -185,8 +187,13 @@ final class ServerCommand implements Callable<Integer> {
 
   /** The HTTP API's settings ({@code --http-*}), checked before anything starts. */
   private HttpConfig httpConfig() {
+    return checked(http::config);
+  }
+
+  /** {@code setting}'s value; its IllegalArgumentException as a usage error naming the option. */
+  private <T> T checked(java.util.function.Supplier<T> setting) {
     try {
-      return http.config();
+      return setting.get();
     } catch (IllegalArgumentException e) {
       String message = String.valueOf(e.getMessage());
       int end = message.indexOf(' ');

@@ -6,8 +6,9 @@ import java.time.Duration;
  * How the HTTP API runs: its port and what one caller may cost it. Validated once by the canonical
  * constructor (errors name the setting, its bound and the value), then immutable and thread-safe.
  *
- * @param port the port on the server's host; 0 picks a free one ({@code semafor server} uses 7402;
- *     -1, no HTTP API, is the command's business, never a config's)
+ * @param port the port on the server's host; 0 picks a free one ({@code semafor server} uses its
+ *     client port + 2, 7402 by default; -1, no HTTP API, is the command's business, never a
+ *     config's)
  * @param maxBodyBytes the largest request body; a larger one is answered 413 and changes nothing
  * @param maxWaitsPerPrincipal long polls and event streams one bearer token (one principal) may
  *     have open at once; past it, 429 {@code RESOURCE_EXHAUSTED}

@@ -21,11 +21,11 @@ public final class HttpOptions {
   @Option(
       names = "--http-port",
       paramLabel = "P",
-      defaultValue = "7402",
       description =
           "HTTP/JSON API port on --host, with the server's TLS and auth file (docs/http.md)"
-              + " (default ${DEFAULT-VALUE}; -1: none; 0: any).")
-  int port = HttpConfig.DEFAULT_PORT;
+              + " (default: the client port + 2, so 7402; any free port when the client port is"
+              + " 0; -1: none; 0: any).")
+  @Nullable Integer port;
 
   @Option(
       names = "--http-max-body-bytes",
@@ -54,22 +54,42 @@ public final class HttpOptions {
   /** Creates the mixin picocli fills in. */
   public HttpOptions() {}
 
-  /** The port asked for; -1 for none. */
-  public int port() {
-    return port;
+  /**
+   * The port the API listens on beside a server whose client port is {@code clientPort}: {@code
+   * --http-port} if given, else the client port + 2 (7402 beside 7400; any free port beside port
+   * 0), so that several servers on one host, each with its own client port, do not collide on the
+   * API's; -1 for none.
+   *
+   * @throws IllegalArgumentException naming --http-port when the derived port is past 65535
+   */
+  public int port(int clientPort) {
+    if (port != null) {
+      return port;
+    }
+    if (clientPort == 0) {
+      return 0;
+    }
+    if (clientPort + 2 > 65_535) {
+      throw new IllegalArgumentException(
+          "httpPort past 65535: the client port "
+              + clientPort
+              + " + 2; give --http-port, or -1 for no HTTP API");
+    }
+    return clientPort + 2;
   }
 
   /**
-   * The API's settings.
+   * The API's settings but its port ({@link #port(int)}: known once the client port is), checked
+   * before anything starts.
    *
    * @throws IllegalArgumentException naming the setting out of range
    */
   public HttpConfig config() {
-    if (port < -1 || port > 65_535) {
+    if (port != null && (port < -1 || port > 65_535)) {
       throw new IllegalArgumentException("httpPort outside -1..65535: " + port);
     }
     return new HttpConfig(
-        Math.max(0, port),
+        port == null ? HttpConfig.DEFAULT_PORT : Math.max(0, port),
         maxBodyBytes,
         maxWaits,
         maxWait,
@@ -80,18 +100,20 @@ public final class HttpOptions {
   }
 
   /**
-   * Starts the API of {@code server} as configured, or none ({@code --http-port -1}, or a server
-   * that requires client certificates: the gateway, which has none, could not connect to its own
-   * client port; logged as a warning).
+   * Starts the API of {@code server} as configured, on {@link #port(int)} of its client port, or
+   * none ({@code --http-port -1}, or a server that requires client certificates: the gateway, which
+   * has none, could not connect to its own client port; logged as a warning).
    *
    * @param trust the CA file the gateway trusts for the node's client port and, in a cluster, for
    *     the leader it follows: the members' CA ({@code --tls-peer-ca}) if given, else the node's
    *     own certificate file; ignored without TLS
    * @throws io.semafor.server.ListenFailed naming the HTTP port if it cannot be bound
+   * @throws IllegalArgumentException naming --http-port if the derived port is past 65535
    */
   public @Nullable HttpGateway start(SemaforServer server, @Nullable Path trust, HttpConfig config)
       throws InterruptedException {
-    if (port < 0) {
+    int listen = port(server.config().port());
+    if (listen < 0) {
       return null;
     }
     ServerTls tls = server.config().tls();
@@ -111,6 +133,6 @@ public final class HttpOptions {
               .hostnameVerification(false) // the trust is this node's certificate or its members'
               .build();
     }
-    return HttpGateway.start(server, config, upstream);
+    return HttpGateway.start(server, config.withPort(listen), upstream);
   }
 }
