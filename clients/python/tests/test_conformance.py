@@ -42,6 +42,10 @@ async def _run(case, connect) -> None:
     executor = await connect(case)
     try:
         await asyncio.wait_for(executor.run(), CASE_S)
+    except asyncio.TimeoutError:
+        step = executor.step
+        raise AssertionError(f"{case.name}: not ended within {CASE_S} s, at step "
+                             f"{step.index if step else 0}") from None
     finally:
         await executor.close()
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 from semafor.errors import SemaforError
 
 from .actor import PythonActor, failure
-from .cases import DEFAULT_AWAIT_MS, AwaitStep, Case, EnvStep, OpStep
+from .cases import DEFAULT_AWAIT_MS, AwaitStep, Case, EnvStep, OpStep, Step
 from .expectations import Cancelled, Expectations, Outcome, Result
 from .proxy import ActorProxy
 
@@ -35,6 +35,8 @@ class CaseExecutor:
         self.handles: Dict[str, "asyncio.Task[Dict[str, Any]]"] = {}
         self.expectations = Expectations()
         self.killed: set = set()
+        self.cancelled: set = set()  # handles withdrawn by a cancel step
+        self.step: Optional[Step] = None  # the step under way, for a case that never ends
 
     @classmethod
     async def proxied(cls, case: Case, server: str) -> "CaseExecutor":
@@ -81,6 +83,7 @@ class CaseExecutor:
     async def run(self) -> None:
         """Runs every step in order; raises AssertionError at the first that does not match."""
         for step in self.case.steps:
+            self.step = step
             try:
                 if isinstance(step, OpStep):
                     await self._op(step)
@@ -98,6 +101,8 @@ class CaseExecutor:
         return asyncio.ensure_future(self.actors[s.actor].perform(s.op.name, args, self.handles))
 
     async def _op(self, s: OpStep) -> None:
+        if s.op.name == "cancel":
+            self.cancelled.add(s.args["handle"])
         if s.start is not None:
             self.handles[s.start] = self._start(s)
             # let the task run up to its first wait: its request is submitted (written, or queued
@@ -126,6 +131,8 @@ class CaseExecutor:
             return
         outcome = await self._outcome(task, s.within_ms)
         del self.handles[s.handle]
+        if s.handle in self.cancelled and _not_granted(outcome):
+            outcome = Cancelled()  # README §3: a call answering "not granted" after a cancel
         mismatch = self.expectations.mismatch(s.expect, outcome)
         if mismatch is not None:
             raise AssertionError(f"{s.handle}: {mismatch}")
@@ -180,3 +187,13 @@ class CaseExecutor:
         for task in pending:  # retrieve what they raised, so none is reported as never retrieved
             if task.done() and not task.cancelled():
                 task.exception()
+
+
+def _not_granted(outcome: Outcome) -> bool:
+    """Whether a result is a wait's "nothing": not granted, nothing taken, not reached, not done,
+    no reports."""
+    if not isinstance(outcome, Result):
+        return False
+    f = outcome.fields
+    return (f.get("granted") is False or f.get("amount") == 0 or f.get("reached") is False
+            or f.get("done") is False or f.get("reports") == [])
