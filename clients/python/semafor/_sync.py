@@ -155,11 +155,12 @@ class Client:
     def create(self, name: str, value: int = 0, *, capacity: int = 0, policy: Policy = Policy.FIFO,
                max_per_session: int = 0) -> "Semaphore":
         """Creates semaphore ``name`` with ``value`` permits, or opens it unchanged if it exists.
-        ``capacity`` 0: none. Blocks for one round trip. Raises ``InvalidArgument``."""
-        self._call(pb.Request(create=pb.Create(
+        ``capacity`` 0: none. The handle's ``created`` tells which (False: it existed). Blocks
+        for one round trip. Raises ``InvalidArgument``."""
+        r = self._call(pb.Request(create=pb.Create(
             name=_ops.name_bytes(name), initial=value, capacity=capacity, policy=policy.value,
             max_per_session=max_per_session)))
-        return Semaphore(self, name)
+        return Semaphore(self, name, created=r.created.created)
 
     def semaphore(self, name: str) -> "Semaphore":
         """A handle on ``name``; no I/O until used."""
@@ -223,9 +224,10 @@ class Client:
 class Semaphore:
     """A handle on one named semaphore (no I/O until used); thread-safe."""
 
-    def __init__(self, client: Client, name: str) -> None:
+    def __init__(self, client: Client, name: str, created: Optional[bool] = None) -> None:
         self.client = client
         self.name = name
+        self.created = created  # from create(): True made now, False existed; else None
         self._wire = _ops.name_bytes(name)
 
     def __repr__(self) -> str:
@@ -280,6 +282,15 @@ class Semaphore:
             name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=True)),
             convert=permit)
 
+    def take(self, amount: int = 1, timeout: Timeout = None) -> Grant:
+        """Takes exactly ``amount`` permits, all or nothing, for good (consumed: not owned by
+        the session; give them back with :meth:`increment`). Blocks until granted or ``timeout``
+        passes (the grant's ``amount`` is 0 then). Raises ``InvalidArgument`` for an amount that
+        could never be served. Interrupted: withdrawn, and given back if it raced."""
+        return self.client._call(pb.Request(acquire=pb.Acquire(
+            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=False)),
+            convert=lambda r: _ops.grant(r.granted))
+
     def decrement(self, amount: int = 1, timeout: Timeout = None) -> Grant:
         """IRIS's partial decrement: once the value is positive takes ``min(value, amount)``, for
         good (give it back with :meth:`increment`). Blocks until then or ``timeout`` (the grant's
@@ -321,6 +332,12 @@ class Semaphore:
         """Gives back owned permits of this session; returns how many. Raises
         ``InvalidArgument`` for more than it owns."""
         return self.client._call(pb.Request(release=pb.Release(name=self._wire, amount=amount))).released.amount
+
+    def release_slot(self, slot: int) -> int:
+        """Gives back the owned permit of this session that holds ``slot`` (semaphores with a
+        capacity number their permits' slots); returns 1. One round trip. Raises
+        ``InvalidArgument`` when this session holds no such slot."""
+        return self.client._call(pb.Request(release_slot=pb.ReleaseSlot(name=self._wire, slot=slot))).released.amount
 
     def watch(self, *, limit: int = 0, summary: bool = False, after_revision: int = 0,
               synced: bool = False) -> Watch:

@@ -125,11 +125,11 @@ class Client:
 
     async def create(self, name: str, value: int = 0, *, capacity: int = 0,
                      policy: Policy = Policy.FIFO, max_per_session: int = 0) -> "Semaphore":
-        """As :meth:`semafor.Client.create`."""
-        await self._call(pb.Request(create=pb.Create(
+        """As :meth:`semafor.Client.create` (the handle's ``created``: False if it existed)."""
+        r = await self._call(pb.Request(create=pb.Create(
             name=_ops.name_bytes(name), initial=value, capacity=capacity, policy=policy.value,
             max_per_session=max_per_session)))
-        return Semaphore(self, name)
+        return Semaphore(self, name, created=r.created.created)
 
     def semaphore(self, name: str) -> "Semaphore":
         """A handle on ``name``; no I/O (not a coroutine)."""
@@ -204,9 +204,10 @@ class _Acquiring:
 class Semaphore:
     """A handle on one named semaphore; methods as :class:`semafor.Semaphore`, as coroutines."""
 
-    def __init__(self, client: Client, name: str) -> None:
+    def __init__(self, client: Client, name: str, created: Optional[bool] = None) -> None:
         self.client = client
         self.name = name
+        self.created = created  # from create(): True made now, False existed; else None
         self._wire = _ops.name_bytes(name)
 
     async def get(self) -> Status:
@@ -234,6 +235,11 @@ class Semaphore:
         r = await self.client._call(pb.Request(release=pb.Release(name=self._wire, amount=amount)))
         return r.released.amount
 
+    async def release_slot(self, slot: int) -> int:
+        """As :meth:`semafor.Semaphore.release_slot`."""
+        r = await self.client._call(pb.Request(release_slot=pb.ReleaseSlot(name=self._wire, slot=slot)))
+        return r.released.amount
+
     def acquire(self, amount: int = 1, timeout: Timeout = None) -> _Acquiring:
         """Owned permits, all or nothing: ``async with sem.acquire(n) as permit`` or ``await``.
         Raises :class:`AcquireTimeout` after ``timeout``. Cancelling the task withdraws the wait."""
@@ -255,6 +261,13 @@ class Semaphore:
         return await self.client._call(pb.Request(acquire=pb.Acquire(
             name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=True)),
             convert=permit)
+
+    async def take(self, amount: int = 1, timeout: Timeout = None) -> Grant:
+        """Consumed, all or nothing (see :meth:`semafor.Semaphore.take`); cancelled: withdrawn,
+        given back if it raced."""
+        return await self.client._call(pb.Request(acquire=pb.Acquire(
+            name=self._wire, amount=amount, timeout_ns=_ops.timeout_ns(timeout), owned=False)),
+            convert=lambda r: _ops.grant(r.granted))
 
     async def decrement(self, amount: int = 1, timeout: Timeout = None) -> Grant:
         """IRIS's partial decrement (see :meth:`semafor.Semaphore.decrement`)."""
