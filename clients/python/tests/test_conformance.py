@@ -1,6 +1,6 @@
 """The conformance kit (conformance/README.md) run with the Python client: one test per case
-file, named by the case, against a fresh single-node server process per case with each actor
-behind its own proxy; then the cases tagged ``cluster-safe`` against one 3-node cluster of
+file, named by the case, against one single-node server process whose semaphores are all deleted
+between cases, with each actor behind its own proxy; then the cases tagged ``cluster-safe`` against one 3-node cluster of
 server processes (every semaphore deleted between cases; the other cases are skipped there, with
 the reason). A case file the runner cannot read fails its test. Every process started here is
 stopped by its PID, also on failure."""
@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-from typing import Optional
 
 import pytest
 
@@ -50,59 +48,29 @@ async def _run(case, connect) -> None:
         await executor.close()
 
 
-class _Spare:
-    """The next case's server, started in the background while this case runs (a JVM takes
-    1-2 s to start; the cases themselves about as long)."""
-
-    def __init__(self) -> None:
-        self._server: Optional[servers.Server] = None
-        self._error: Optional[BaseException] = None
-        self._thread = threading.Thread(target=self._start, name="conformance-spare", daemon=True)
-        self._thread.start()
-
-    def _start(self) -> None:
-        try:
-            self._server = servers.Server("--port", "0", "--admin-port", "-1")
-        except BaseException as e:  # handed to the case that takes it
-            self._error = e
-
-    def take(self) -> servers.Server:
-        self._thread.join(90)  # Server's own wait is bounded (60 s)
-        if self._error is not None:
-            raise self._error
-        if self._server is None:
-            raise RuntimeError("the spare server did not start within 90 s")
-        return self._server
-
-    def stop(self) -> None:
-        self._thread.join(90)
-        if self._server is not None:
-            self._server.stop()
-
-
 @pytest.fixture(scope="module")
-def spares():
-    """Starts each case's server one case ahead; stops the last spare at the end."""
+def shared_node():
+    """One single-node server process for every case, stopped by its PID at the end."""
     why = servers.missing()
     if why:
         pytest.skip(why)
-    holder = [_Spare()]
-    try:
-        yield holder
-    finally:
-        holder[0].stop()
-
-
-@pytest.fixture
-def single_node(spares):
-    """A fresh single-node server process for one case (its names and state start empty),
-    stopped by its PID at the case's end."""
-    s = spares[0].take()
-    spares[0] = _Spare()
+    s = servers.Server("--port", "0", "--admin-port", "-1", "--http-port", "-1")
     try:
         yield s
     finally:
         s.stop()
+
+
+@pytest.fixture
+def single_node(shared_node):
+    """The module's single node, as a fresh one would be for what a case sees (README §7.1): no
+    semaphore at the start, every one deleted after the case before. A session a case leaves
+    behind (a killed or frozen actor's, until its TTL) held only what the delete dropped, so the
+    next case cannot see it. (A process per case cost a JVM start each, 1.7-3 s: a minute in all.)"""
+    try:
+        yield shared_node
+    finally:
+        _delete_every_semaphore(shared_node.address)
 
 
 @pytest.fixture(scope="module")
