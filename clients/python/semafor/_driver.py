@@ -30,6 +30,7 @@ WRITE_TIMEOUT_S = 5.0  # a peer that stops reading: the connection is given up
 POLL_WHILE_CALLERS_S = 0.001  # the I/O thread's tick while callers read (the acknowledgement delay)
 CALLER_SELECT_S = 0.05  # a reading caller looks at its call (answered by another reader?) this often
 CALLERS_STALE_S = 0.2  # no caller looked at the socket for this long: the I/O thread reads it
+CALLERS_LINGER_S = 0.002  # after a caller's answer, the socket stays the callers' this long
 
 
 def split_address(address: str) -> Tuple[str, int]:
@@ -277,11 +278,16 @@ class Driver:
         finally:
             with self.lock:
                 self._waiting -= 1
+                self._callers_seen = time.monotonic()
 
     def _callers_read(self) -> bool:
-        """Callers read the socket now (plaintext only)."""
-        return (self.tls is None and self._waiting > 0
-                and time.monotonic() - self._callers_seen < CALLERS_STALE_S)
+        """Callers read the socket now, or did a moment ago and likely will again (plaintext
+        only): a frame nobody waits for is read by the I/O thread at most ``CALLERS_LINGER_S``
+        plus a poll later."""
+        if self.tls is not None:
+            return False
+        since = time.monotonic() - self._callers_seen
+        return since < CALLERS_LINGER_S or (self._waiting > 0 and since < CALLERS_STALE_S)
 
     def _read_shielded(self, sock: socket.socket) -> None:
         """``_read`` in a caller's thread, where an exception (KeyboardInterrupt) may land between
