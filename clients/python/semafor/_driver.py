@@ -38,13 +38,43 @@ def split_address(address: str) -> Tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
+class Signal:
+    """A one-shot event: ``set`` once, ``wait`` by any number of threads. A bare lock held until
+    set, because ``threading.Event`` (a condition over a lock) costs ~8 µs to make on the test
+    machine, once per call."""
+
+    __slots__ = ("_lock", "_set")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._set = False
+
+    def set(self) -> None:
+        """Wakes every waiter; idempotent. Called under the driver's lock."""
+        if not self._set:
+            self._set = True
+            self._lock.release()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until set, or ``timeout`` seconds (None: no limit); returns ``is_set()``."""
+        if self._set:
+            return True
+        if self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            self._lock.release()  # the next waiter passes too
+        return self._set
+
+
 class Call:
     """One request's answer, as a caller waits for it."""
 
     __slots__ = ("event", "response", "error", "abandoned", "ignore", "request")
 
     def __init__(self, ignore: bool = False) -> None:
-        self.event = threading.Event()
+        self.event = Signal()
         self.response: Optional[object] = None
         self.error: Optional[SemaforError] = None
         self.abandoned = False  # its caller is gone: a grant that answers it is given back
