@@ -1,16 +1,20 @@
 """Where the session machine dials next (docs/protocol.md §2, ``NOT_LEADER``): the leader a server
 named, else the next address in turn; after every address failed in turn, a backoff that doubles
-from ``backoff_min_ns`` to ``backoff_max_ns``. Pure; times are monotonic nanoseconds passed in."""
+from ``backoff_min_ns`` to ``backoff_max_ns``. An address left because it went silent (a frozen
+leader) is avoided for ``avoid_silent_ns``: a follower that has not heard of the election yet names
+it as the leader, and going back costs another answer deadline. Pure; times are monotonic
+nanoseconds passed in."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Dict, Sequence
 
 
 class Addresses:
     """The rotation over a client's addresses."""
 
-    def __init__(self, addresses: Sequence[str], backoff_min_ns: int, backoff_max_ns: int) -> None:
+    def __init__(self, addresses: Sequence[str], backoff_min_ns: int, backoff_max_ns: int,
+                 avoid_silent_ns: int = 0) -> None:
         if not addresses:
             raise ValueError("addresses: at least one host:port is needed")
         self._addresses = list(addresses)
@@ -20,14 +24,36 @@ class Addresses:
         self._failed_in_round = 0
         self.leader_hint = ""  # the leader a server named: dialled next
         self.current = ""  # the address of the current (or last) connection
+        self._avoid_ns = avoid_silent_ns
+        self._silent: Dict[str, int] = {}  # address -> avoided until
 
-    def next(self) -> str:
-        """The address to dial now."""
-        if self.leader_hint:
-            self.current, self.leader_hint = self.leader_hint, ""
-        else:
-            self.current = self._addresses[self._next % len(self._addresses)]
-            self._next += 1
+    def went_silent(self, now: int) -> None:
+        """The current address stopped answering: avoid it for a while."""
+        if self.current:
+            self._silent[self.current] = now + self._avoid_ns
+
+    def _avoided(self, address: str, now: int) -> bool:
+        return self._silent.get(address, 0) > now
+
+    def next(self, now: int) -> str:
+        """The address to dial now: the leader a server named, unless it went silent lately;
+        else the next in turn, skipping those that went silent lately until every other one
+        failed in this round."""
+        hint, self.leader_hint = self.leader_hint, ""
+        if hint and not self._avoided(hint, now):
+            self.current = hint
+            return hint
+        n = len(self._addresses)
+        others = sum(1 for a in self._addresses if not self._avoided(a, now))
+        skip = self._failed_in_round < others
+        for i in range(n):
+            candidate = self._addresses[(self._next + i) % n]
+            if not (skip and self._avoided(candidate, now)):
+                self._next += i + 1
+                self.current = candidate
+                return candidate
+        self.current = self._addresses[self._next % n]
+        self._next += 1
         return self.current
 
     def follow(self, leader: str) -> None:

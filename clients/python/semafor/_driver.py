@@ -1,9 +1,13 @@
 """The blocking client's driver: one I/O thread runs the session machine's effects (dial, TLS,
-read, tick); callers submit under a lock and block on their call's event.
+read, tick); callers submit under a lock and block until their call is answered.
 
-Plaintext frames are written by the submitting thread itself (one system call, no hand-off);
-over TLS every write goes through the I/O thread, because an ``SSLSocket`` must not be read and
-written from two threads at once."""
+Plaintext frames are written by the submitting thread itself (one system call, no hand-off), and
+a caller waiting for its answer reads the socket itself (under ``lock``, only what is there), and
+the I/O thread watches the socket only while no caller waits (meanwhile it only ticks, at least
+every ``POLL_WHILE_CALLERS_S``). So an answer costs no thread wake-up and hand-off between the I/O
+thread and the caller (about 100 µs of the 150 µs a call took on the 2-core test machine:
+docs/benchmarks.md, "Python client"). Over TLS every read and write goes through the I/O thread,
+because an ``SSLSocket`` must not be used from two threads at once."""
 
 from __future__ import annotations
 
@@ -23,11 +27,45 @@ from semafor._session import ClientSession, SessionConfig
 from semafor.errors import SemaforError
 
 WRITE_TIMEOUT_S = 5.0  # a peer that stops reading: the connection is given up
+POLL_WHILE_CALLERS_S = 0.001  # the I/O thread's tick while callers read (the acknowledgement delay)
+CALLER_SELECT_S = 0.05  # a reading caller looks at its call (answered by another reader?) this often
+CALLERS_STALE_S = 0.2  # no caller looked at the socket for this long: the I/O thread reads it
+CALLERS_LINGER_S = 0.002  # after a caller's answer, the socket stays the callers' this long
 
 
 def split_address(address: str) -> Tuple[str, int]:
     host, _, port = address.rpartition(":")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+class Signal:
+    """A one-shot event: ``set`` once, ``wait`` by any number of threads. A bare lock held until
+    set, because ``threading.Event`` (a condition over a lock) costs ~8 µs to make on the test
+    machine, once per call."""
+
+    __slots__ = ("_lock", "_set")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._set = False
+
+    def set(self) -> None:
+        """Wakes every waiter; idempotent. Called under the driver's lock."""
+        if not self._set:
+            self._set = True
+            self._lock.release()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until set, or ``timeout`` seconds (None: no limit); returns ``is_set()``."""
+        if self._set:
+            return True
+        if self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            self._lock.release()  # the next waiter passes too
+        return self._set
 
 
 class Call:
@@ -36,7 +74,7 @@ class Call:
     __slots__ = ("event", "response", "error", "abandoned", "ignore", "request")
 
     def __init__(self, ignore: bool = False) -> None:
-        self.event = threading.Event()
+        self.event = Signal()
         self.response: Optional[object] = None
         self.error: Optional[SemaforError] = None
         self.abandoned = False  # its caller is gone: a grant that answers it is given back
@@ -67,6 +105,10 @@ class Driver:
         self._outbox: List[bytes] = []
         self._effects: Deque[fx.Effect] = collections.deque()
         self._decoder = FrameDecoder()
+        # callers in wait_for read the socket; the I/O thread leaves it to them while one has
+        # looked at it within CALLERS_STALE_S (a count an interrupt left too high heals so)
+        self._waiting = 0
+        self._callers_seen = 0.0
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._stopping = False
@@ -216,8 +258,10 @@ class Driver:
                         self.apply()
                     continue
             wait = 1.0 if due is None else min(1.0, max(0.0, (due - self.now()) / 1e9))
-            readable = self._select(sock, wait)
-            if readable:
+            if sock is not None and self._callers_read():
+                sock = None  # callers read it
+                wait = min(wait, POLL_WHILE_CALLERS_S)
+            if self._select(sock, wait) and sock is not None:
                 self._read(sock)
             with self.lock:
                 self.machine.tick(self.now())
@@ -239,17 +283,75 @@ class Driver:
                 pass
         return sock is not None and sock in ready
 
-    def _read(self, sock: socket.socket) -> None:
+    def wait_for(self, call: Call) -> None:
+        """Blocks until ``call`` is answered. On a plaintext connection the caller reads the
+        socket itself while it waits (see the module docstring); over TLS it waits for the I/O
+        thread."""
+        if self.tls is not None:
+            call.event.wait()
+            return
+        with self.lock:
+            self._waiting += 1
+        try:
+            while not call.event.is_set():
+                self._callers_seen = time.monotonic()
+                sock = self._sock
+                if sock is None:  # reconnecting: the I/O thread dials, then callers read
+                    call.event.wait(CALLER_SELECT_S)
+                    continue
+                try:
+                    ready, _, _ = select.select([sock], [], [], CALLER_SELECT_S)
+                except (OSError, ValueError):  # closed under us by a Hangup
+                    continue
+                if ready:
+                    self._read_shielded(sock)
+        finally:
+            with self.lock:
+                self._waiting -= 1
+                self._callers_seen = time.monotonic()
+
+    def _callers_read(self) -> bool:
+        """Callers read the socket now, or did a moment ago and likely will again (plaintext
+        only): a frame nobody waits for is read by the I/O thread at most ``CALLERS_LINGER_S``
+        plus a poll later."""
+        if self.tls is not None:
+            return False
+        since = time.monotonic() - self._callers_seen
+        return since < CALLERS_LINGER_S or (self._waiting > 0 and since < CALLERS_STALE_S)
+
+    def _read_shielded(self, sock: socket.socket) -> None:
+        """``_read`` in a caller's thread, where an exception (KeyboardInterrupt) may land between
+        reading bytes and handing them to the machine: then the connection is given up, and the
+        resume recovers what was lost (unanswered requests are sent again under their ids and
+        answered from the kept replies, unconfirmed acknowledgements go again, watches resume)."""
         conn = self._conn
         try:
-            data = sock.recv(65536)
-        except (ssl.SSLWantReadError, socket.timeout):
-            return
-        except OSError:
-            data = b""
+            self._read(sock)
+        except BaseException:
+            with self.lock:
+                self._lost(conn)
+                self.apply()
+            raise
+
+    def _read(self, sock: socket.socket) -> None:
+        """Reads what ``sock`` has (nothing if another thread took it first) and steps the
+        machine with its frames; under ``lock``, so readers take turns and frames stay in order."""
         with self.lock:
+            conn = self._conn
             if self._sock is not sock:
                 return
+            if not isinstance(sock, ssl.SSLSocket):
+                try:
+                    if not select.select([sock], [], [], 0)[0]:
+                        return  # another reader took it
+                except (OSError, ValueError):
+                    return
+            try:
+                data = sock.recv(65536)
+            except (ssl.SSLWantReadError, socket.timeout):
+                return
+            except OSError:
+                data = b""
             if not data:
                 self._lost(conn)
                 self.apply()

@@ -53,7 +53,8 @@ class ClientSession(Inbound):
     acknowledgements in ``semafor._acks``, and ``RESOURCE_EXHAUSTED`` in ``semafor._backpressure``."""
 
     def __init__(self, config: SessionConfig) -> None:
-        self._addresses = Addresses(config.addresses, config.backoff_min_ns, config.backoff_max_ns)
+        self._addresses = Addresses(config.addresses, config.backoff_min_ns, config.backoff_max_ns,
+                                    config.avoid_silent_ns)
         self.config = config
         self._out: List[Effect] = []
         self._phase = IDLE
@@ -141,11 +142,13 @@ class ClientSession(Inbound):
             if now - self._unavailable_since >= self._give_up_after():
                 self._give_up(now)
         if self._phase == HELLO and now - self._hello_sent_at >= self.config.answer_deadline_ns:
+            self._addresses.went_silent(now)
             self._hangup(now, "no Welcome within the answer deadline")
             return
         if self._phase != READY:
             return
         if self._probe is not None and now - self._probe[1] >= self.config.answer_deadline_ns:
+            self._addresses.went_silent(now)
             self._hangup(now, "the server stopped answering")
             return
         if self._acks.due is not None and now >= self._acks.due:
@@ -305,7 +308,7 @@ class ClientSession(Inbound):
     def _dial(self, now: int) -> None:
         self._conn += 1
         self._phase = DIALING
-        self._out.append(Dial(self._conn, self._addresses.next()))
+        self._out.append(Dial(self._conn, self._addresses.next(now)))
 
     def _send_hello(self, now: int) -> None:
         c = self.config

@@ -108,7 +108,7 @@ class Client:
                                        session_epoch=epoch)
                 d.calls[rid] = call
                 d.apply()
-            call.event.wait()
+            d.wait_for(call)
             if call.error is not None:
                 raise call.error
             response = _ops.checked(call.response)  # type: ignore[arg-type]
@@ -145,7 +145,7 @@ class Client:
             rid = d.machine.read(read, d.now())
             d.reads[rid] = call
             d.apply()
-        call.event.wait()
+        d.wait_for(call)
         if call.error is not None:
             raise call.error
         return _ops.checked_read(call.response)  # type: ignore[arg-type]

@@ -88,7 +88,9 @@ def test_a_leader_killed_while_a_client_waits_still_grants_it_once_and_the_sessi
         assert sem.get().value == 1 and sem.get().holders == 0
 
 
-def test_a_frozen_leader_is_left_by_idle_and_waiting_clients_within_the_bound_and_nothing_is_lost(cluster):
+@pytest.mark.parametrize("frozen_for", [FROZEN_FOR, 30.0], ids=["5s", "30s-past-the-ttl"])
+def test_a_frozen_leader_is_left_by_idle_and_waiting_clients_within_the_bound_and_nothing_is_lost(
+        cluster, frozen_for):
     servers_ = cluster.servers
     with semafor.connect(servers_, client_name="holder", session_ttl=3) as holder, \
             semafor.connect(servers_, client_name="waiter", session_ttl=3) as waiter, \
@@ -113,9 +115,9 @@ def test_a_frozen_leader_is_left_by_idle_and_waiting_clients_within_the_bound_an
             granted = w.returned_at - t0
             until(lambda: on(holder) not in (None, frozen_at), 10.0, "the idle holder moved")
             moved = time.monotonic() - t0
-            print(f"\nleader {leader} frozen: increment answered after {given:.2f} s, waiter granted "
+            print(f"\nleader {leader} frozen {frozen_for:.0f} s: increment answered after {given:.2f} s, waiter granted "
                   f"after {granted:.2f} s, idle holder on the new leader after {moved:.2f} s")
-            remaining = FROZEN_FOR - (time.monotonic() - t0)
+            remaining = frozen_for - (time.monotonic() - t0)
             if remaining > 0:
                 time.sleep(remaining)
         finally:

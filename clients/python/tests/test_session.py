@@ -164,6 +164,30 @@ def test_a_silent_server_is_left_for_the_next_address_within_a_second_while_a_re
     assert h.dials() == ["b:1".replace("1", "2")]
 
 
+def test_a_not_leader_naming_the_server_just_left_for_silence_is_not_followed_back_to_it():
+    h = Harness()
+    h.open()
+    h.dials()
+    h.submit(acquire())
+    h.advance(1000 * MS)  # a:1 froze: left for b:2
+    assert h.dials() == ["b:2"]
+    h.m.connected(h.now, h.last_conn())
+    h.receive(welcome=pb.Welcome(failure=failure(ErrorCode.NOT_LEADER, "not the leader", "a:1")))
+    assert h.dials() == ["c:3"]  # b:2 has not heard of the election yet: a:1 is silent, skip it
+
+
+def test_a_server_left_for_silence_is_dialled_again_once_every_other_address_failed():
+    h = Harness(addresses=("a:1", "b:2"))
+    h.open()
+    h.dials()
+    h.submit(acquire())
+    h.advance(1000 * MS)
+    assert h.dials() == ["b:2"]
+    h.drop()  # b:2 refuses
+    h.advance(h.m.next_deadline() - h.now)
+    assert h.dials() == ["a:1"]
+
+
 def test_a_server_that_answers_probes_is_kept_while_a_request_waits_for_long():
     h = Harness()
     h.open()
