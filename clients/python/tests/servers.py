@@ -4,15 +4,18 @@ failure; every wait is bounded."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import random
 import re
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -64,10 +67,36 @@ class Server:
                 self.proc.wait(10)
 
 
+_PORT_LOCKS = os.path.join(tempfile.gettempdir(), "semafor-ports")
+_held_ports: Dict[int, object] = {}  # port -> its open lock file, held for this process's life
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port for a server started later (a cluster's members must know each other's ports before
+    any listens), as the Java tests' ``io.semafor.embedded.FreePorts`` picks one: below the kernel's
+    ephemeral range (from 32768), where outgoing connections take their local ports, so none can
+    take it between the pick and the server's bind; and locked with ``lockf`` (the same ``fcntl``
+    locks as Java's ``FileChannel.tryLock``) in the same directory, so that no other test process,
+    Python or Java, picks it meanwhile."""
+    os.makedirs(_PORT_LOCKS, exist_ok=True)
+    for _ in range(500):
+        port = random.randrange(20_000, 32_000)
+        if port in _held_ports:
+            continue
+        f = open(os.path.join(_PORT_LOCKS, str(port)), "a")
+        try:
+            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()  # another process holds it
+            continue
+        _held_ports[port] = f
+        with socket.socket() as probe:
+            try:
+                probe.bind(("0.0.0.0", port))
+            except OSError:
+                continue  # in use by something else; keep it locked, try another
+        return port
+    raise RuntimeError("no free port in 20000..31999 after 500 tries")
 
 
 class Proxy:
@@ -204,7 +233,7 @@ class _Node:
         self.id = node_id
         self.proc = subprocess.Popen(
             ["java", "-Xmx256m", "-jar", JAR, "server", "--node-id", node_id, "--peers", peers,
-             "--data-dir", data_dir, "--admin-port", "-1"],
+             "--data-dir", data_dir, "--admin-port", "-1", "--http-port", "-1"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.output: List[bytes] = []
         self._listening = threading.Event()
