@@ -89,6 +89,13 @@ public final class Lease {
     return Duration.ofNanos(rpc.call(renewRequest(ttl)).getLeaseRenewed().getExpiresInNs());
   }
 
+  /**
+   * {@link #renew(Duration)} without blocking: the future completes with how long the lease now
+   * has, on a client thread (do not block in its callbacks), or exceptionally with the {@link
+   * SemaforException} {@code renew} would throw (NOT_FOUND if the lease already ended; UNAVAILABLE,
+   * outcome unknown, if the client is closed or no server answers in time). Cancelling the future
+   * does not withdraw the renewal, which does not wait. Thread-safe.
+   */
   public CompletableFuture<Duration> renewAsync(Duration ttl) {
     return rpc.callAsync(renewRequest(ttl))
         .thenApply(r -> Duration.ofNanos(r.getLeaseRenewed().getExpiresInNs()));
@@ -108,6 +115,13 @@ public final class Lease {
     return rpc.call(releaseRequest()).getLeaseReleased().getReleased();
   }
 
+  /**
+   * {@link #release()} without blocking: the future completes with whether the lease was still
+   * there, on a client thread (do not block in its callbacks), or exceptionally with a {@link
+   * SemaforException} (UNAVAILABLE, outcome unknown, if the client is closed or no server answers
+   * in time; retrying is safe, a release is idempotent). Cancelling the future does not withdraw
+   * the release. Thread-safe.
+   */
   public CompletableFuture<Boolean> releaseAsync() {
     return rpc.callAsync(releaseRequest()).thenApply(r -> r.getLeaseReleased().getReleased());
   }

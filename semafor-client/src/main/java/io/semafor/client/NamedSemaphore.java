@@ -86,6 +86,13 @@ public final class NamedSemaphore {
     return rpc.call(createRequest(initial, options)).getCreated().getCreated();
   }
 
+  /**
+   * {@link #create(long, SemaphoreOptions)} without blocking: the future completes with true if the
+   * semaphore was created now, false if it existed (left as it was), on a client thread (do not
+   * block in its callbacks), or exceptionally with the {@link SemaforException} the blocking form
+   * would throw (UNAVAILABLE, outcome unknown, if the client is closed or no server answers in
+   * time). Cancelling the future does not withdraw the request, which does not wait. Thread-safe.
+   */
   public CompletableFuture<Boolean> createAsync(long initial, SemaphoreOptions options) {
     return rpc.callAsync(createRequest(initial, options))
         .thenApply(r -> r.getCreated().getCreated());
@@ -115,6 +122,12 @@ public final class NamedSemaphore {
     return this;
   }
 
+  /**
+   * {@link #open()} without blocking: the future completes with this handle if the semaphore
+   * exists, on a client thread (do not block in its callbacks), or exceptionally with NOT_FOUND if
+   * it does not, or UNAVAILABLE if the client is closed or no server answers in time. A read:
+   * cancelling the future stops it. Thread-safe.
+   */
   public CompletableFuture<NamedSemaphore> openAsync() {
     return infoAsync().thenApply(info -> this);
   }
@@ -124,6 +137,13 @@ public final class NamedSemaphore {
     rpc.call(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)));
   }
 
+  /**
+   * {@link #delete()} without blocking: the future completes once the semaphore is deleted (its
+   * waiters answered DELETED), on a client thread (do not block in its callbacks), or exceptionally
+   * with the {@link SemaforException} the blocking form would throw (UNAVAILABLE, outcome unknown,
+   * if the client is closed or no server answers in time). Cancelling the future does not withdraw
+   * the request, which does not wait. Thread-safe.
+   */
   public CompletableFuture<Void> deleteAsync() {
     return rpc.callAsync(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)))
         .thenApply(r -> null);
@@ -134,6 +154,12 @@ public final class NamedSemaphore {
     return info().value();
   }
 
+  /**
+   * {@link #value()} without blocking: the future completes with the free value (a read: nothing is
+   * logged), on a client thread (do not block in its callbacks), or exceptionally with the {@link
+   * SemaforException} the blocking form would throw (UNAVAILABLE if the client is closed or no
+   * server answers in time). A read: cancelling the future stops it. Thread-safe.
+   */
   public CompletableFuture<Long> valueAsync() {
     return infoAsync().thenApply(SemaphoreInfo::value);
   }
@@ -143,6 +169,12 @@ public final class NamedSemaphore {
     return Infos.status(rpc.read(getRead()));
   }
 
+  /**
+   * {@link #info()} without blocking: the future completes with the value, options and counts (a
+   * read: nothing is logged), on a client thread (do not block in its callbacks), or exceptionally
+   * with the {@link SemaforException} the blocking form would throw (UNAVAILABLE if the client is
+   * closed or no server answers in time). A read: cancelling the future stops it. Thread-safe.
+   */
   public CompletableFuture<SemaphoreInfo> infoAsync() {
     return rpc.readAsync(getRead()).thenApply(Infos::status);
   }
@@ -240,6 +272,13 @@ public final class NamedSemaphore {
     return rpc.call(setRequest(value)).getValueSet().getPrevious();
   }
 
+  /**
+   * {@link #set(long)} without blocking: the future completes with the previous value, on a client
+   * thread (do not block in its callbacks), or exceptionally with the {@link SemaforException} the
+   * blocking form would throw (UNAVAILABLE, outcome unknown, if the client is closed or no server
+   * answers in time). Cancelling the future does not withdraw the request, which does not wait.
+   * Thread-safe.
+   */
   public CompletableFuture<Long> setAsync(long value) {
     return rpc.callAsync(setRequest(value)).thenApply(r -> r.getValueSet().getPrevious());
   }
@@ -258,6 +297,13 @@ public final class NamedSemaphore {
     return rpc.call(incrementRequest(amount)).getIncremented().getValue();
   }
 
+  /**
+   * {@link #increment(long)} without blocking: the future completes with the value right after the
+   * add, on a client thread (do not block in its callbacks), or exceptionally with the {@link
+   * SemaforException} the blocking form would throw (UNAVAILABLE, outcome unknown, if the client is
+   * closed or no server answers in time). Cancelling the future does not withdraw the request,
+   * which does not wait. Thread-safe.
+   */
   public CompletableFuture<Long> incrementAsync(long amount) {
     return rpc.callAsync(incrementRequest(amount)).thenApply(r -> r.getIncremented().getValue());
   }
@@ -458,6 +504,13 @@ public final class NamedSemaphore {
     rpc.call(releaseRequest(amount));
   }
 
+  /**
+   * {@link #release(long)} without blocking: the future completes once the owned permits are given
+   * back, on a client thread (do not block in its callbacks), or exceptionally with the {@link
+   * SemaforException} the blocking form would throw (UNAVAILABLE, outcome unknown, if the client is
+   * closed or no server answers in time). Cancelling the future does not withdraw the request,
+   * which does not wait. Thread-safe.
+   */
   public CompletableFuture<Void> releaseAsync(long amount) {
     return rpc.callAsync(releaseRequest(amount)).thenApply(r -> null);
   }

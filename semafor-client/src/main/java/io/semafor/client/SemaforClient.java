@@ -101,6 +101,12 @@ public final class SemaforClient implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #list(String)} without blocking: the future completes with every name starting with
+   * {@code prefix}, sorted, read page by page, on a client thread (do not block in its callbacks),
+   * or exceptionally with a {@link SemaforException} (UNAVAILABLE if the client is closed or a page
+   * is not answered in time). A read: cancelling the future stops it. Thread-safe.
+   */
   public CompletableFuture<List<String>> listAsync(String prefix) {
     return listFrom(prefix, new ArrayList<>());
   }

@@ -12,11 +12,20 @@ public final class SemaforException extends RuntimeException {
 
   private final ErrorCode code;
 
+  /**
+   * An exception of {@code code}; its message is {@code "CODE: message"}.
+   *
+   * @param message what failed and why, naming the argument or limit (the server's message as is)
+   */
   public SemaforException(ErrorCode code, String message) {
     super(code + ": " + message);
     this.code = code;
   }
 
+  /**
+   * An exception of {@code code} caused by {@code cause} (an I/O failure, an interrupt); its
+   * message is {@code "CODE: message"}, the prefix added unless {@code message} already has it.
+   */
   public SemaforException(ErrorCode code, String message, @Nullable Throwable cause) {
     super(message.startsWith(code + ": ") ? message : code + ": " + message, cause);
     this.code = code;

@@ -58,6 +58,12 @@ public final class WaitMany implements AutoCloseable {
     rpc.call(addRequest(name, amount));
   }
 
+  /**
+   * {@link #add(String, long, LongConsumer)} without blocking: the future completes once the entry
+   * is on the server's list (granted now or pending), on a client thread (do not block in its
+   * callbacks), or exceptionally with the {@link SemaforException} {@code add} would throw. {@code
+   * waitCompleted} runs later, from {@link #await}, as for {@code add}. Thread-safe.
+   */
   public CompletableFuture<Void> addAsync(String name, long amount, LongConsumer waitCompleted) {
     callbacks.put(name, waitCompleted);
     return rpc.callAsync(addRequest(name, amount)).thenApply(r -> null);
@@ -78,6 +84,11 @@ public final class WaitMany implements AutoCloseable {
     return rpc.call(removeRequest(name)).getWaitManyRemoved().getReturned();
   }
 
+  /**
+   * {@link #remove(String)} without blocking: the future completes with the amount given back, on a
+   * client thread (do not block in its callbacks), or exceptionally with the {@link
+   * SemaforException} it would throw. Thread-safe.
+   */
   public CompletableFuture<Long> removeAsync(String name) {
     callbacks.remove(name);
     return rpc.callAsync(removeRequest(name)).thenApply(r -> r.getWaitManyRemoved().getReturned());
