@@ -13,8 +13,9 @@ import java.util.TreeSet;
 /**
  * Finds the route of a method and a path. Paths are split on {@code /} first, then each segment is
  * percent-decoded as UTF-8 (so {@code jobs%2Fprinters} is one name holding a slash, and {@code +}
- * stays a plus); a segment that does not decode is {@code INVALID_ARGUMENT} naming its parameter.
- * Immutable, thread-safe.
+ * stays a plus); a segment that does not decode is {@code INVALID_ARGUMENT} naming its parameter,
+ * and so is an empty one ({@code PUT /v1/semaphores/}: a caller's empty name is a bad argument, as
+ * on the binary protocol, not a path no route has). Immutable, thread-safe.
  */
 final class Router {
   /** What a request matched. */
@@ -43,7 +44,7 @@ final class Router {
   /**
    * The route of {@code method} and {@code rawPath} (the request target without its query).
    *
-   * @throws ApiException if a path parameter is not valid percent-encoded UTF-8
+   * @throws ApiException if a path parameter is empty or not valid percent-encoded UTF-8
    */
   Match match(String method, String rawPath) {
     String[] segments = split(rawPath);
@@ -61,6 +62,9 @@ final class Router {
       for (int i = 0; i < template.length; i++) {
         if (isParam(template[i])) {
           String name = template[i].substring(1, template[i].length() - 1);
+          if (segments[i].isEmpty()) {
+            throw ApiException.invalid(name, "must not be empty");
+          }
           params.put(name, decode(name, segments[i]));
         }
       }
@@ -74,7 +78,7 @@ final class Router {
       return false;
     }
     for (int i = 0; i < template.length; i++) {
-      if (isParam(template[i]) ? segments[i].isEmpty() : !template[i].equals(segments[i])) {
+      if (!isParam(template[i]) && !template[i].equals(segments[i])) {
         return false;
       }
     }

@@ -35,10 +35,20 @@ class RouterTest {
   }
 
   @Test
-  void anUnknownPathOrAnEmptySegmentIsNoPath() {
+  void anUnknownPathIsNoPath() {
     assertThat(router.match("GET", "/v1/nothing")).isInstanceOf(Router.NoPath.class);
-    assertThat(router.match("GET", "/v1/semaphores/")).isInstanceOf(Router.NoPath.class);
     assertThat(router.match("GET", "/v1/semaphores/a/b")).isInstanceOf(Router.NoPath.class);
+  }
+
+  @Test
+  void anEmptyParameterIsAnInvalidArgumentNamingIt() {
+    assertThatThrownBy(() -> router.match("GET", "/v1/semaphores/"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo("INVALID_ARGUMENT");
+              assertThat(e.argument()).isEqualTo("name");
+            });
   }
 
   @Test

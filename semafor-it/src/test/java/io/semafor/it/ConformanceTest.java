@@ -3,10 +3,10 @@ package io.semafor.it;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.conformance.CaseParser;
+import io.semafor.conformance.ConformanceCase;
 import io.semafor.embedded.EmbeddedSemafor;
 import io.semafor.it.conformance.CaseExecutor;
-import io.semafor.it.conformance.CaseParser;
-import io.semafor.it.conformance.ConformanceCase;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

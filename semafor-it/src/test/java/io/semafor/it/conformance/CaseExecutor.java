@@ -2,9 +2,14 @@ package io.semafor.it.conformance;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
-import io.semafor.it.conformance.Step.AwaitStep;
-import io.semafor.it.conformance.Step.EnvStep;
-import io.semafor.it.conformance.Step.OpStep;
+import io.semafor.conformance.CaseParser;
+import io.semafor.conformance.ConformanceCase;
+import io.semafor.conformance.Expectations;
+import io.semafor.conformance.Outcome;
+import io.semafor.conformance.Step;
+import io.semafor.conformance.Step.AwaitStep;
+import io.semafor.conformance.Step.EnvStep;
+import io.semafor.conformance.Step.OpStep;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -21,8 +26,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,9 +40,6 @@ public final class CaseExecutor implements AutoCloseable {
 
   /** How often a {@code within_ms} read is repeated. */
   private static final long POLL_MS = 20;
-
-  /** "amount: must be positive": an argument named before the problem. */
-  private static final Pattern ARGUMENT = Pattern.compile("^([A-Za-z_][A-Za-z0-9_.\\[\\]]*): ");
 
   private final ConformanceCase kase;
   private final Map<String, JavaActor> actors = new LinkedHashMap<>();
@@ -234,13 +234,7 @@ public final class CaseExecutor implements AutoCloseable {
     if (!(t instanceof SemaforException e)) {
       throw new AssertionError("the client failed with something other than an error code", t);
     }
-    String code = e.code().name();
-    String message = e.getMessage() == null ? "" : e.getMessage();
-    if (message.startsWith(code + ": ")) {
-      message = message.substring(code.length() + 2);
-    }
-    Matcher m = ARGUMENT.matcher(message);
-    return new Outcome.Failure(code, m.find() ? m.group(1) : "", message);
+    return Outcome.Failure.of(e.code().name(), e.getMessage() == null ? "" : e.getMessage());
   }
 
   private JavaActor actor(String name) {

@@ -2,6 +2,8 @@ package io.semafor.it.conformance;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.conformance.CaseParser;
+import io.semafor.conformance.ConformanceCase;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;

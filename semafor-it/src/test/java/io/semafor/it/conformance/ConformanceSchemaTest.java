@@ -9,6 +9,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import io.semafor.conformance.CaseParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

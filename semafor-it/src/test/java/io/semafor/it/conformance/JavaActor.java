@@ -9,6 +9,7 @@ import io.semafor.client.SemaphoreInfo;
 import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.client.WaitMany;
+import io.semafor.conformance.Op;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

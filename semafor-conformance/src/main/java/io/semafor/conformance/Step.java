@@ -1,4 +1,4 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

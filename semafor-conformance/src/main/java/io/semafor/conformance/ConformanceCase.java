@@ -1,4 +1,4 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -12,7 +12,7 @@ import java.util.Set;
  * case instead of being ignored.
  */
 @SuppressWarnings("ImmutableEnumChecker") // the sets are Set.of: immutable
-enum Op {
+public enum Op {
   CREATE(Set.of("name", "initial"), Set.of("capacity", "policy", "max_per_session"), "", "created"),
   DELETE(Set.of("name"), Set.of(), ""),
   GET(
@@ -59,7 +59,7 @@ enum Op {
   CLOSE(Set.of(), Set.of(), "session");
 
   /** The fields of one {@code semop} op. */
-  static final Set<String> SEMOP_OP_FIELDS = Set.of("name", "delta", "no_wait", "owned");
+  public static final Set<String> SEMOP_OP_FIELDS = Set.of("name", "delta", "no_wait", "owned");
 
   private final Set<String> required;
   private final Set<String> optional;
@@ -74,33 +74,33 @@ enum Op {
   }
 
   /** The name a case file spells it with. */
-  String wireName() {
+  public String wireName() {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  static Optional<Op> byWireName(String name) {
+  public static Optional<Op> byWireName(String name) {
     return Arrays.stream(values()).filter(op -> op.wireName().equals(name)).findFirst();
   }
 
-  Set<String> required() {
+  public Set<String> required() {
     return required;
   }
 
-  boolean allows(String arg) {
+  public boolean allows(String arg) {
     return required.contains(arg) || optional.contains(arg);
   }
 
   /** The tag a case using this operation must carry; empty for the basic operations. */
-  String tag() {
+  public String tag() {
     return tag;
   }
 
-  Set<String> resultFields() {
+  public Set<String> resultFields() {
     return resultFields;
   }
 
   /** Whether a case may poll it with {@code within_ms}: it reads and changes nothing. */
-  boolean isRead() {
+  public boolean isRead() {
     return this == GET || this == INSPECT;
   }
 }

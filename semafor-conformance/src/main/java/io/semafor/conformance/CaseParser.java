@@ -1,14 +1,14 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.semafor.client.ErrorCode;
-import io.semafor.it.conformance.Step.AwaitStep;
-import io.semafor.it.conformance.Step.Env;
-import io.semafor.it.conformance.Step.EnvStep;
-import io.semafor.it.conformance.Step.OpStep;
+import io.semafor.conformance.Step.AwaitStep;
+import io.semafor.conformance.Step.Env;
+import io.semafor.conformance.Step.EnvStep;
+import io.semafor.conformance.Step.OpStep;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CaseParser {
   /** How long an await waits for an outcome unless the step says otherwise. */
-  static final long DEFAULT_AWAIT_MS = 10_000;
+  public static final long DEFAULT_AWAIT_MS = 10_000;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z][a-z0-9_]*");
@@ -104,7 +104,7 @@ public final class CaseParser {
   }
 
   /** Checks a case given as text (for the parser's own tests); {@code file} names it. */
-  static ConformanceCase parse(Path file, String text) throws IOException {
+  public static ConformanceCase parse(Path file, String text) throws IOException {
     return new CaseParser(file).parseCase(JSON.readTree(text));
   }
 

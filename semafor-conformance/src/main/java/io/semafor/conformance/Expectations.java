@@ -1,4 +1,4 @@
-package io.semafor.it.conformance;
+package io.semafor.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -19,13 +19,13 @@ import org.jspecify.annotations.Nullable;
  * length, element by element), a {@code "$name"} string by the variable's value, and {@code {"gt":
  * x}} (ge, lt, le, ne) by comparison.
  */
-final class Expectations {
+public final class Expectations {
   private static final Set<String> MATCHERS = Set.of("gt", "ge", "lt", "le", "ne");
 
   private final Map<String, Object> variables = new HashMap<>();
 
   /** Binds each variable of {@code bind} to its field of {@code result}. */
-  void bind(Map<String, String> bind, Outcome outcome) {
+  public void bind(Map<String, String> bind, Outcome outcome) {
     if (bind.isEmpty()) {
       return;
     }
@@ -42,7 +42,7 @@ final class Expectations {
   }
 
   /** The arguments with every {@code "$name"} replaced by the variable's value. */
-  JsonNode resolve(JsonNode args) {
+  public JsonNode resolve(JsonNode args) {
     if (args.isTextual() && args.asText().startsWith("$")) {
       Object value = variable(args.asText());
       JsonNodeFactory nodes = JsonNodeFactory.instance;
@@ -69,7 +69,7 @@ final class Expectations {
    * What is wrong with {@code outcome} against {@code expect} (null: it must be a result), or empty
    * if it matches.
    */
-  Optional<String> mismatch(@Nullable JsonNode expect, Outcome outcome) {
+  public Optional<String> mismatch(@Nullable JsonNode expect, Outcome outcome) {
     if (expect == null) {
       return outcome instanceof Outcome.Result
           ? Optional.empty()
@@ -193,7 +193,7 @@ final class Expectations {
   }
 
   /** The variables bound so far, for a failure's message. */
-  Map<String, Object> variables() {
+  public Map<String, Object> variables() {
     return new LinkedHashMap<>(variables);
   }
 }

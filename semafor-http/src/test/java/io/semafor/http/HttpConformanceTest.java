@@ -1,0 +1,242 @@
+package io.semafor.http;
+
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import io.semafor.conformance.CaseParser;
+import io.semafor.conformance.ConformanceCase;
+import io.semafor.conformance.Expectations;
+import io.semafor.conformance.Op;
+import io.semafor.conformance.Outcome;
+import io.semafor.conformance.Step;
+import io.semafor.conformance.Step.AwaitStep;
+import io.semafor.conformance.Step.EnvStep;
+import io.semafor.conformance.Step.OpStep;
+import io.semafor.embedded.EmbeddedSemafor;
+import io.semafor.server.ServerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The conformance kit (conformance/README.md) run over the HTTP API: every case file, one dynamic
+ * test each named by the case, against a fresh node with its HTTP API per case, each actor an HTTP
+ * caller with its own keep-alive connections and bearer token ({@link HttpActor}). A case that
+ * needs what an HTTP caller does not have — an owned permit, a session TTL, a WaitMany list, a
+ * cancel or close, or a step on a session's connection (cut, deafen, freeze, kill) — is reported
+ * skipped with the steps that need it, never silently; a case file the parser refuses fails.
+ */
+class HttpConformanceTest {
+  /** Where the kit is: the repository's conformance/, beside this module. */
+  static final Path KIT = Path.of(System.getProperty("semafor.conformance.dir", "../conformance"));
+
+  /** How long a plain (not started) operation may take before the case fails. */
+  private static final long STEP_MS = CaseParser.DEFAULT_AWAIT_MS;
+
+  /** How often a {@code within_ms} read is repeated. */
+  private static final long POLL_MS = 20;
+
+  @TestFactory
+  Stream<DynamicTest> singleNode() throws IOException {
+    return CaseParser.caseFiles(KIT.resolve("cases")).stream()
+        .map(
+            file ->
+                dynamicTest(
+                    file.getFileName().toString().replaceFirst("\\.json$", ""),
+                    file.toUri(),
+                    () -> {
+                      ConformanceCase kase = CaseParser.parse(file);
+                      List<String> needs = needsASession(kase);
+                      if (!needs.isEmpty()) {
+                        Assumptions.abort("needs a session: " + String.join(", ", needs));
+                      }
+                      run(kase);
+                    }));
+  }
+
+  /**
+   * What in {@code kase} an HTTP caller cannot do, by step: the operations of a session, an owned
+   * semop op, an actor's session TTL, and the environment steps on a session's connection. Empty:
+   * the case runs.
+   */
+  static List<String> needsASession(ConformanceCase kase) {
+    List<String> needs = new ArrayList<>();
+    for (ConformanceCase.Actor actor : kase.actors().values()) {
+      if (actor.sessionTtlMs() != null) {
+        needs.add("session_ttl_ms of " + actor.name());
+      }
+    }
+    Map<String, List<Integer>> steps = new LinkedHashMap<>(); // what, at which steps
+    for (Step step : kase.steps()) {
+      String what = null;
+      if (step instanceof OpStep s) {
+        if (!HttpActor.OPS.contains(s.op())) {
+          what = s.op().wireName();
+        } else if (s.op() == Op.SEMOP && ownedSemop(s)) {
+          what = "an owned semop op";
+        }
+      } else if (step instanceof EnvStep s && s.kind() != Step.Env.WAIT_MS) {
+        what = s.kind().name().toLowerCase(Locale.ROOT) + " of " + s.actor() + "'s connection";
+      }
+      if (what != null) {
+        steps.computeIfAbsent(what, w -> new ArrayList<>()).add(step.index());
+      }
+    }
+    steps.forEach(
+        (what, at) ->
+            needs.add(
+                what
+                    + (at.size() == 1 ? " (step " : " (steps ")
+                    + String.join(", ", at.stream().map(String::valueOf).toList())
+                    + ")"));
+    return needs;
+  }
+
+  private static boolean ownedSemop(OpStep s) {
+    for (var op : s.args().path("ops")) {
+      if (op.path("owned").asBoolean(false)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Runs {@code kase} against a fresh node and its HTTP API; fails at the first mismatch. */
+  private static void run(ConformanceCase kase) throws InterruptedException {
+    try (EmbeddedSemafor semafor = EmbeddedSemafor.start(ServerConfig.builder().port(0));
+        HttpGateway gateway =
+            HttpGateway.start(semafor.server(), HttpConfig.DEFAULTS.withPort(0), null)) {
+      Map<String, HttpActor> actors = new LinkedHashMap<>();
+      for (String name : kase.actors().keySet()) {
+        actors.put(
+            name,
+            new HttpActor(
+                gateway.baseUrl(),
+                "conformance-" + name,
+                HttpConfig.DEFAULTS.maxWait().toMillis()));
+      }
+      new Run(kase, actors).steps();
+    }
+  }
+
+  /** One case's run: its actors, its open handles, its variables. */
+  private record Run(
+      ConformanceCase kase,
+      Map<String, HttpActor> actors,
+      Map<String, CompletableFuture<Outcome>> handles,
+      Expectations expectations) {
+
+    Run(ConformanceCase kase, Map<String, HttpActor> actors) {
+      this(kase, actors, new HashMap<>(), new Expectations());
+    }
+
+    void steps() throws InterruptedException {
+      for (Step step : kase.steps()) {
+        try {
+          if (step instanceof OpStep s) {
+            op(s);
+          } else if (step instanceof AwaitStep s) {
+            await(s);
+          } else {
+            Thread.sleep(((EnvStep) step).ms()); // wait_ms: the only env step run here
+          }
+        } catch (AssertionError | RuntimeException e) {
+          throw new AssertionError(
+              kase.name()
+                  + ", step "
+                  + step.index()
+                  + (step.note() == null ? "" : " (" + step.note() + ")")
+                  + ": "
+                  + e.getMessage()
+                  + "; variables "
+                  + expectations.variables(),
+              e);
+        }
+      }
+    }
+
+    private void op(OpStep s) throws InterruptedException {
+      HttpActor actor = actors.get(s.actor());
+      if (actor == null) {
+        throw new AssertionError("no actor " + s.actor());
+      }
+      if (s.start() != null) {
+        handles.put(s.start(), actor.start(s.op(), expectations.resolve(s.args())));
+        return;
+      }
+      long deadline =
+          System.nanoTime()
+              + TimeUnit.MILLISECONDS.toNanos(Optional.ofNullable(s.withinMs()).orElse(0L));
+      while (true) {
+        Outcome outcome = outcome(actor.start(s.op(), expectations.resolve(s.args())), STEP_MS);
+        Optional<String> mismatch = expectations.mismatch(s.expect(), outcome);
+        if (mismatch.isEmpty()) {
+          expectations.bind(s.bind(), outcome);
+          return;
+        }
+        if (s.withinMs() == null || System.nanoTime() > deadline) {
+          throw new AssertionError(
+              s.actor()
+                  + " "
+                  + s.op().wireName()
+                  + " "
+                  + s.args()
+                  + ": "
+                  + mismatch.get()
+                  + (s.withinMs() == null ? "" : " (still, after " + s.withinMs() + " ms)"));
+        }
+        Thread.sleep(POLL_MS);
+      }
+    }
+
+    private void await(AwaitStep s) throws InterruptedException {
+      CompletableFuture<Outcome> started = handles.get(s.handle());
+      if (started == null) {
+        throw new AssertionError("no open handle " + s.handle());
+      }
+      if (s.pendingAfterMs() != null) {
+        try {
+          Outcome done = started.get(s.pendingAfterMs(), TimeUnit.MILLISECONDS);
+          throw new AssertionError(
+              s.handle() + ": expected still pending, but it completed with " + done);
+        } catch (TimeoutException expected) {
+          return;
+        } catch (ExecutionException e) {
+          throw new AssertionError(s.handle() + ": expected still pending, but it ended: " + e, e);
+        }
+      }
+      Outcome outcome = outcome(started, s.withinMs());
+      handles.remove(s.handle());
+      Optional<String> mismatch = expectations.mismatch(s.expect(), outcome);
+      if (mismatch.isPresent()) {
+        throw new AssertionError(s.handle() + ": " + mismatch.get());
+      }
+      expectations.bind(s.bind(), outcome);
+    }
+
+    /** Waits up to {@code ms} for the answer; none by then (or no HTTP answer) fails the case. */
+    private static Outcome outcome(CompletableFuture<Outcome> started, long ms)
+        throws InterruptedException {
+      try {
+        return started.get(ms, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw new AssertionError("the HTTP request failed: " + e.getCause(), e.getCause());
+      } catch (TimeoutException e) {
+        throw new AssertionError("no answer within " + ms + " ms", e);
+      }
+    }
+  }
+}
