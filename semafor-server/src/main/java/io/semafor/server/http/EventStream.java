@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * timeout, then the connection is closed. Thread-safe.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
-final class EventStream {
+public final class EventStream {
   private final Channel channel;
   private final ScheduledFuture<?> keepAlive;
   private volatile boolean ended;
@@ -60,12 +60,12 @@ final class EventStream {
   /**
    * Runs {@code action} once the stream ends (the reader left, a write failed, or {@link #close}).
    */
-  void onEnd(Runnable action) {
+  public void onEnd(Runnable action) {
     channel.closeFuture().addListener(f -> action.run());
   }
 
   /** Whether the stream has ended. */
-  boolean ended() {
+  public boolean ended() {
     return ended;
   }
 
@@ -73,7 +73,7 @@ final class EventStream {
    * Sends one event; waits (this thread) while the reader is behind, at most {@code writeTimeout},
    * then closes the stream.
    */
-  void send(long id, String event, String data, Duration writeTimeout) {
+  public void send(long id, String event, String data, Duration writeTimeout) {
     long deadline = System.nanoTime() + writeTimeout.toNanos();
     while (!channel.isWritable() && channel.isActive()) {
       if (System.nanoTime() - deadline > 0) {
@@ -108,7 +108,7 @@ final class EventStream {
   }
 
   /** Ends the stream and its connection. */
-  void close() {
+  public void close() {
     if (channel.isActive()) {
       channel
           .writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)

@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.netty.buffer.Unpooled;
@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * when the caller goes away before its answer (a long poll withdraws its wait). Thread-safe.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
-final class Exchange {
+public final class Exchange {
   private final Channel channel;
   private final String method;
   private final HttpHeaders headers;
@@ -35,6 +36,7 @@ final class Exchange {
   private final Map<String, List<String>> query;
   private final boolean keepAlive;
   private final Runnable finished;
+  private final Function<Throwable, ApiException> failures;
   private final AtomicBoolean answered = new AtomicBoolean();
   private final List<Runnable> closeListeners = new ArrayList<>();
   private boolean closed; // guarded by closeListeners
@@ -47,7 +49,8 @@ final class Exchange {
       byte[] body,
       Map<String, String> params,
       boolean keepAlive,
-      Runnable finished) {
+      Runnable finished,
+      Function<Throwable, ApiException> failures) {
     this.channel = channel;
     this.method = method;
     this.headers = headers;
@@ -56,14 +59,16 @@ final class Exchange {
     this.query = new QueryStringDecoder(uri).parameters();
     this.keepAlive = keepAlive;
     this.finished = finished;
+    this.failures = failures;
   }
 
-  String method() {
+  /** The request's method. */
+  public String method() {
     return method;
   }
 
   /** A path parameter of the route ({@code name} of {@code /v1/semaphores/{name}}), decoded. */
-  String param(String name) {
+  public String param(String name) {
     String v = params.get(name);
     if (v == null) {
       throw new IllegalStateException("the route has no parameter " + name);
@@ -72,23 +77,23 @@ final class Exchange {
   }
 
   /** A query parameter's (first) value, or null. */
-  @Nullable String query(String name) {
+  public @Nullable String query(String name) {
     List<String> values = query.get(name);
     return values == null || values.isEmpty() ? null : values.get(0);
   }
 
   /** The names of the query parameters given. */
-  java.util.Set<String> queryNames() {
+  public java.util.Set<String> queryNames() {
     return query.keySet();
   }
 
   /** A request header, or null. */
-  @Nullable String header(CharSequence name) {
+  public @Nullable String header(CharSequence name) {
     return headers.get(name);
   }
 
   /** The JSON body, parsed. */
-  JsonBody body() {
+  public JsonBody body() {
     return JsonBody.parse(body);
   }
 
@@ -97,7 +102,7 @@ final class Exchange {
    *
    * @throws ApiException 401 if the header is there but is not a bearer token
    */
-  String token() {
+  public String token() {
     String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
     if (auth == null || auth.isBlank()) {
       return "";
@@ -114,7 +119,7 @@ final class Exchange {
   }
 
   /** Whether the caller's connection is still open. */
-  boolean isOpen() {
+  public boolean isOpen() {
     return channel.isActive();
   }
 
@@ -122,7 +127,7 @@ final class Exchange {
    * Runs {@code listener} once if the connection closes before this exchange is answered (at once
    * if it already has).
    */
-  void onClose(Runnable listener) {
+  public void onClose(Runnable listener) {
     boolean now;
     synchronized (closeListeners) {
       now = closed;
@@ -150,7 +155,7 @@ final class Exchange {
   }
 
   /** Answers {@code status} with {@code json} as the body. */
-  void respond(int status, Object json) {
+  public void respond(int status, Object json) {
     respond(status, json, () -> {});
   }
 
@@ -158,7 +163,7 @@ final class Exchange {
    * Answers {@code status} with {@code json}; {@code undelivered} runs if the answer cannot reach
    * the caller (its connection closed first, or the write failed): a grant in it goes back there.
    */
-  void respond(int status, Object json, Runnable undelivered) {
+  public void respond(int status, Object json, Runnable undelivered) {
     byte[] bytes;
     try {
       bytes = JsonBody.MAPPER.writeValueAsBytes(json);
@@ -169,13 +174,13 @@ final class Exchange {
   }
 
   /** Answers with a resource's bytes ({@code application/json}). */
-  void respondRaw(int status, byte[] bytes, String contentType) {
+  public void respondRaw(int status, byte[] bytes, String contentType) {
     write(status, bytes, contentType, () -> {}, Map.of());
   }
 
-  /** Answers an {@link ApiException}, or any other failure as {@link Errors#of} says. */
-  void fail(Throwable failure) {
-    ApiException e = Errors.of(failure);
+  /** Answers an {@link ApiException}, or any other failure as the server's failure mapping says. */
+  public void fail(Throwable failure) {
+    ApiException e = failures.apply(failure);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("code", e.code());
     json.put("argument", e.argument());
@@ -194,7 +199,7 @@ final class Exchange {
   }
 
   /** Answers 405 with the methods the path has. */
-  void wrongMethod(List<String> allowed) {
+  public void wrongMethod(List<String> allowed) {
     fail(
         new ApiException(
             405,
@@ -245,7 +250,7 @@ final class Exchange {
    * Answers with an event stream (Server-Sent Events): the headers go now, events follow through
    * the returned stream until it or the connection closes.
    */
-  EventStream events(java.time.Duration keepAlive) {
+  public EventStream events(java.time.Duration keepAlive) {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice");
     }
