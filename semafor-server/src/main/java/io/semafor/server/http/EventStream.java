@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -39,10 +40,12 @@ public final class EventStream {
             .scheduleAtFixedRate(() -> write(": keep-alive\n\n"), ms, ms, TimeUnit.MILLISECONDS);
   }
 
-  static EventStream open(Channel channel, Duration keepAlive, Runnable finished) {
+  static EventStream open(
+      Channel channel, Duration keepAlive, Map<String, String> headers, Runnable finished) {
     HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
     head.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+    headers.forEach(head.headers()::set);
     HttpUtil.setTransferEncodingChunked(head, true);
     channel.writeAndFlush(head).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     EventStream stream = new EventStream(channel, keepAlive);
@@ -74,6 +77,22 @@ public final class EventStream {
    * then closes the stream.
    */
   public void send(long id, String event, String data, Duration writeTimeout) {
+    StringBuilder b = new StringBuilder();
+    if (id > 0) {
+      b.append("id: ").append(id).append('\n');
+    }
+    b.append("event: ").append(event).append('\n');
+    for (String line : data.split("\n", -1)) {
+      b.append("data: ").append(line).append('\n');
+    }
+    sendRaw(b.append('\n').toString(), writeTimeout);
+  }
+
+  /**
+   * Sends {@code text} as it is (whole events, each ending in a blank line); waits (this thread)
+   * while the reader is behind, at most {@code writeTimeout}, then closes the stream.
+   */
+  public void sendRaw(String text, Duration writeTimeout) {
     long deadline = System.nanoTime() + writeTimeout.toNanos();
     while (!channel.isWritable() && channel.isActive()) {
       if (System.nanoTime() - deadline > 0) {
@@ -87,15 +106,7 @@ public final class EventStream {
         return;
       }
     }
-    StringBuilder b = new StringBuilder();
-    if (id > 0) {
-      b.append("id: ").append(id).append('\n');
-    }
-    b.append("event: ").append(event).append('\n');
-    for (String line : data.split("\n", -1)) {
-      b.append("data: ").append(line).append('\n');
-    }
-    write(b.append('\n').toString());
+    write(text);
   }
 
   private void write(String text) {

@@ -12,12 +12,15 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslHandler;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import javax.net.ssl.SSLSession;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +33,7 @@ import org.jspecify.annotations.Nullable;
 public final class Exchange {
   private final Channel channel;
   private final String method;
+  private final String uri;
   private final HttpHeaders headers;
   private final byte[] body;
   private final Map<String, String> params;
@@ -53,6 +57,7 @@ public final class Exchange {
       Function<Throwable, ApiException> failures) {
     this.channel = channel;
     this.method = method;
+    this.uri = uri;
     this.headers = headers;
     this.body = body;
     this.params = new LinkedHashMap<>(params);
@@ -65,6 +70,33 @@ public final class Exchange {
   /** The request's method. */
   public String method() {
     return method;
+  }
+
+  /** The request's path without its query, percent-decoded. */
+  public String path() {
+    return new QueryStringDecoder(uri).path();
+  }
+
+  /** The request's query as sent (still percent-encoded), or null if it has none. */
+  public @Nullable String rawQuery() {
+    int q = uri.indexOf('?');
+    return q < 0 ? null : uri.substring(q + 1);
+  }
+
+  /** The request's body as sent. */
+  public byte[] bodyBytes() {
+    return body.clone();
+  }
+
+  /** The caller's address. */
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /** The TLS session of an HTTPS request (its client certificate, if any); null over HTTP. */
+  public @Nullable SSLSession tlsSession() {
+    SslHandler tls = channel.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.engine().getSession();
   }
 
   /** A path parameter of the route ({@code name} of {@code /v1/semaphores/{name}}), decoded. */
@@ -170,12 +202,21 @@ public final class Exchange {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write " + json.getClass(), e);
     }
-    write(status, bytes, "application/json", undelivered, Map.of());
+    write(status, bytes, "application/json", undelivered, Map.of(), true);
+  }
+
+  /**
+   * Answers {@code status} with {@code body} of {@code contentType} and exactly the {@code headers}
+   * given besides (no {@code Cache-Control} of its own; a {@code Content-Length} given stands, as
+   * for the answer to a {@code HEAD}).
+   */
+  public void respond(int status, String contentType, byte[] body, Map<String, String> headers) {
+    write(status, body, contentType, () -> {}, headers, false);
   }
 
   /** Answers with a resource's bytes ({@code application/json}). */
   public void respondRaw(int status, byte[] bytes, String contentType) {
-    write(status, bytes, contentType, () -> {}, Map.of());
+    write(status, bytes, contentType, () -> {}, Map.of(), true);
   }
 
   /** Answers an {@link ApiException}, or any other failure as the server's failure mapping says. */
@@ -195,7 +236,7 @@ public final class Exchange {
     } catch (JsonProcessingException ex) {
       throw new IllegalStateException(ex);
     }
-    write(e.status(), bytes, "application/json", () -> {}, extra);
+    write(e.status(), bytes, "application/json", () -> {}, extra, true);
   }
 
   /** Answers 405 with the methods the path has. */
@@ -209,7 +250,12 @@ public final class Exchange {
   }
 
   private void write(
-      int status, byte[] bytes, String type, Runnable undelivered, Map<String, String> extra) {
+      int status,
+      byte[] bytes,
+      String type,
+      Runnable undelivered,
+      Map<String, String> extra,
+      boolean noStore) {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice");
     }
@@ -220,7 +266,9 @@ public final class Exchange {
             Unpooled.wrappedBuffer(bytes));
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
     response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-    response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    if (noStore) {
+      response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    }
     extra.forEach(response.headers()::set);
     if (!keepAlive) {
       response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -251,9 +299,14 @@ public final class Exchange {
    * the returned stream until it or the connection closes.
    */
   public EventStream events(java.time.Duration keepAlive) {
+    return events(keepAlive, Map.of());
+  }
+
+  /** {@link #events(java.time.Duration)}, with {@code headers} set over the stream's own. */
+  public EventStream events(java.time.Duration keepAlive, Map<String, String> headers) {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice");
     }
-    return EventStream.open(channel, keepAlive, finished);
+    return EventStream.open(channel, keepAlive, headers, finished);
   }
 }
