@@ -37,7 +37,7 @@ public final class Exchange {
   private final HttpHeaders headers;
   private final byte[] body;
   private final Map<String, String> params;
-  private final Map<String, List<String>> query;
+  private final @Nullable Map<String, List<String>> query; // null: not valid percent-encoding
   private final boolean keepAlive;
   private final Runnable finished;
   private final Function<Throwable, ApiException> failures;
@@ -61,7 +61,7 @@ public final class Exchange {
     this.headers = headers;
     this.body = body;
     this.params = new LinkedHashMap<>(params);
-    this.query = new QueryStringDecoder(uri).parameters();
+    this.query = parameters(uri);
     this.keepAlive = keepAlive;
     this.finished = finished;
     this.failures = failures;
@@ -72,9 +72,33 @@ public final class Exchange {
     return method;
   }
 
-  /** The request's path without its query, percent-decoded. */
+  /**
+   * The query's parameters; null if it is not valid percent-encoding (Netty's decoder throws, and a
+   * request must still be answered: {@link #query} refuses it naming {@code query}).
+   */
+  private static @Nullable Map<String, List<String>> parameters(String uri) {
+    try {
+      return new QueryStringDecoder(uri).parameters();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private Map<String, List<String>> query() {
+    if (query == null) {
+      throw ApiException.invalid("query", "not valid percent-encoded UTF-8: " + rawQuery());
+    }
+    return query;
+  }
+
+  /** The request's path without its query, percent-decoded (as sent if it does not decode). */
   public String path() {
-    return new QueryStringDecoder(uri).path();
+    try {
+      return new QueryStringDecoder(uri).path();
+    } catch (IllegalArgumentException e) {
+      int q = uri.indexOf('?');
+      return q < 0 ? uri : uri.substring(0, q);
+    }
   }
 
   /** The request's query as sent (still percent-encoded), or null if it has none. */
@@ -110,13 +134,13 @@ public final class Exchange {
 
   /** A query parameter's (first) value, or null. */
   public @Nullable String query(String name) {
-    List<String> values = query.get(name);
+    List<String> values = query().get(name);
     return values == null || values.isEmpty() ? null : values.get(0);
   }
 
   /** The names of the query parameters given. */
   public java.util.Set<String> queryNames() {
-    return query.keySet();
+    return query().keySet();
   }
 
   /** A request header, or null. */
