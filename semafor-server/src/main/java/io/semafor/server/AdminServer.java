@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -228,7 +229,7 @@ final class AdminServer implements AutoCloseable {
             401,
             "UNAUTHENTICATED",
             e.reason(),
-            java.util.Map.of("WWW-Authenticate", "Bearer realm=\"semafor\""));
+            Map.of("WWW-Authenticate", "Bearer realm=\"semafor\""));
         return;
       }
       String denied =
@@ -257,11 +258,6 @@ final class AdminServer implements AutoCloseable {
 
   InetSocketAddress address() {
     return http.address();
-  }
-
-  /** How many console streams are open (tests). */
-  int consoleStreams() {
-    return streams.open();
   }
 
   @Override

@@ -50,4 +50,26 @@ class RouterTest {
         .isInstanceOfSatisfying(
             ApiException.class, e -> assertThat(e.argument()).isEqualTo("name"));
   }
+
+  @Test
+  void aPrefixRouteTakesEveryPathItStartsAndTheFirstThatMatchesWins() {
+    Router prefixes =
+        new Router(
+            List.of(
+                new Route("*", "/cluster/members*", "members", Set.of(), NOTHING),
+                new Route("*", "/cluster*", "cluster", Set.of(), NOTHING),
+                new Route("GET", "/api/*", "api", Set.of(), NOTHING)));
+    assertThat(operation(prefixes.match("DELETE", "/cluster/members/n2"))).isEqualTo("members");
+    assertThat(operation(prefixes.match("POST", "/cluster"))).isEqualTo("cluster");
+    assertThat(operation(prefixes.match("GET", "/clusterwide"))).isEqualTo("cluster");
+    assertThat(operation(prefixes.match("GET", "/api/semaphores"))).isEqualTo("api");
+    assertThat(prefixes.match("PUT", "/api/semaphores"))
+        .isEqualTo(new Router.WrongMethod(List.of("GET")));
+    assertThat(prefixes.match("GET", "/metrics")).isInstanceOf(Router.NoPath.class);
+  }
+
+  private static String operation(Router.Match m) {
+    assertThat(m).isInstanceOf(Router.Found.class);
+    return ((Router.Found) m).route().operationId();
+  }
 }
