@@ -3,6 +3,8 @@ package io.semafor.http;
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.server.http.ApiException;
+import io.semafor.server.http.Exchange;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;

@@ -2,9 +2,7 @@ package io.semafor.http;
 
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforException;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import io.semafor.server.http.ApiException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -59,13 +57,11 @@ final class Errors {
 
   /**
    * What a failed call is answered with: a {@link SemaforException}'s code and message; anything
-   * else (a bug) a 500 that says no more than that, never a stack trace.
+   * else as {@link ApiException#of} says (a bug: a 500 that says no more than that, never a stack
+   * trace).
    */
   static ApiException of(Throwable failure) {
     Throwable t = unwrap(failure);
-    if (t instanceof ApiException api) {
-      return api;
-    }
     if (t instanceof SemaforException e) {
       String message = message(e);
       return new ApiException(status(e.code()), e.code().name(), argument(message), message);
@@ -74,11 +70,7 @@ final class Errors {
       String message = String.valueOf(e.getMessage());
       return new ApiException(400, "INVALID_ARGUMENT", argument(message), message);
     }
-    if (t instanceof CancellationException) {
-      return new ApiException(503, "UNAVAILABLE", null, "the request was withdrawn");
-    }
-    return new ApiException(
-        500, "INTERNAL", null, "the server failed to answer (its log says why): " + t);
+    return ApiException.of(t);
   }
 
   /** A {@link SemaforException}'s message without the code it starts with. */
@@ -90,11 +82,6 @@ final class Errors {
 
   /** The cause a future's failure wraps. */
   static Throwable unwrap(Throwable failure) {
-    Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
+    return ApiException.unwrap(failure);
   }
 }

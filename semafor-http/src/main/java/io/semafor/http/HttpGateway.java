@@ -2,8 +2,11 @@ package io.semafor.http;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.client.TlsConfig;
+import io.semafor.server.ListenFailed;
 import io.semafor.server.Main;
 import io.semafor.server.SemaforServer;
+import io.semafor.server.http.HttpServer;
+import io.semafor.server.http.Router;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -103,10 +106,15 @@ public final class HttpGateway implements Main.Companion {
           HttpServer.start(
               host,
               config.port(),
+              ListenFailed.Port.HTTP,
               server.config().tls(),
               new HttpServer.Limits(
-                  config.maxBodyBytes(), config.idleTimeout(), config.writeTimeout()),
+                  config.maxBodyBytes(),
+                  "--http-max-body-bytes",
+                  config.idleTimeout(),
+                  config.writeTimeout()),
               router,
+              Errors::of,
               Math.max(1, Math.min(2, server.config().ioThreads())),
               "semafor-http");
     } catch (RuntimeException | InterruptedException e) {

@@ -3,6 +3,10 @@ package io.semafor.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.semafor.client.SemaforException;
 import io.semafor.client.SemaphoreWatch;
+import io.semafor.server.http.ApiException;
+import io.semafor.server.http.EventStream;
+import io.semafor.server.http.Exchange;
+import io.semafor.server.http.JsonBody;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.semafor.client.ErrorCode;
 import io.semafor.client.SemaforException;
+import io.semafor.server.http.ApiException;
+import io.semafor.server.http.JsonBody;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

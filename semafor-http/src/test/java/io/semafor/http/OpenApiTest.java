@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.semafor.embedded.EmbeddedSemafor;
 import io.semafor.server.ServerConfig;
+import io.semafor.server.http.Route;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,14 +1,12 @@
 package io.semafor.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
+import io.semafor.server.http.Exchange;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * and changes nothing. An action must carry the header {@code X-Semafor-Console: 1}, which no page
  * of another site can send here without a CORS preflight this server never grants: a browser open
  * on a server without authentication cannot be made to change it by another site. Runs on the admin
- * server's console lane (the stream on a thread of its own); thread-safe.
+ * server's console lane (the stream on a thread of its own), answering through the {@link
+ * Exchange}; thread-safe.
  */
 final class ConsoleApi {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,13 +51,15 @@ final class ConsoleApi {
     this.server = server;
   }
 
-  /** Answers one request under {@code /api/}; the caller has authenticated it. */
-  void handle(HttpExchange exchange, Principal who) throws IOException {
-    String path = exchange.getRequestURI().getPath();
-    String method = exchange.getRequestMethod();
-    boolean streaming = false;
+  /**
+   * Answers one request under {@code /api/}; the caller has authenticated it as {@code who}, with
+   * {@code token} (empty: none).
+   */
+  void handle(Exchange exchange, Principal who, String token) {
+    String path = exchange.path();
+    String method = exchange.method();
     try {
-      String host = exchange.getRequestHeaders().getFirst("Host");
+      String host = exchange.header("Host");
       if (!server.config().security().access().enforced() && !hostAllowed(host)) {
         error(
             exchange,
@@ -70,7 +71,7 @@ final class ConsoleApi {
                 + " requests addressed to an IP address, localhost or --host (docs/console.md)");
         return;
       }
-      Map<String, String> q = parameters(exchange.getRequestURI().getRawQuery());
+      Map<String, String> q = parameters(exchange.rawQuery());
       switch (path) {
         case "/api/semaphores" -> {
           requireMethod(method, "GET");
@@ -126,7 +127,6 @@ final class ConsoleApi {
               new ConsoleStreams.View(
                   prefix(q), after(q), limit(q), q.containsKey("name") ? name(q, "name") : null);
           requireConsoleHeader(exchange);
-          String token = AdminServer.tokenOf(exchange);
           ConsoleStreams.Access access =
               new ConsoleStreams.Access() {
                 @Override
@@ -143,7 +143,6 @@ final class ConsoleApi {
                 }
               };
           String busy = streams.open(exchange, who, view, access);
-          streaming = busy == null;
           if (busy != null) {
             error(exchange, 503, "BUSY", busy);
           }
@@ -161,11 +160,8 @@ final class ConsoleApi {
     } catch (ConsoleViews.NotLeader e) {
       error(exchange, 421, "NOT_LEADER", String.valueOf(e.getMessage()));
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      if (!streaming) {
-        exchange.close();
-      }
+      Thread.currentThread().interrupt(); // closing
+      error(exchange, 503, "UNAVAILABLE", "the server is closing");
     }
   }
 
@@ -206,19 +202,19 @@ final class ConsoleApi {
    * An action or a stream must carry {@code X-Semafor-Console: 1}: a page of another site can send
    * neither without a CORS preflight this server never grants (nor open streams with image tags).
    */
-  private static void requireConsoleHeader(HttpExchange exchange) throws BadParameter {
-    if (!"1".equals(exchange.getRequestHeaders().getFirst("X-Semafor-Console"))) {
+  private static void requireConsoleHeader(Exchange exchange) throws BadParameter {
+    if (!"1".equals(exchange.header("X-Semafor-Console"))) {
       throw new BadParameter(
           "X-Semafor-Console: an action or a stream must carry this header with the value 1"
               + " (docs/console.md)");
     }
   }
 
-  private void action(HttpExchange exchange, Principal who, String what, Operation op)
-      throws IOException, InterruptedException, BadParameter {
+  private void action(Exchange exchange, Principal who, String what, Operation op)
+      throws InterruptedException, BadParameter {
     requireConsoleHeader(exchange);
     ConsoleActions.Outcome outcome =
-        actions.run(who, String.valueOf(exchange.getRemoteAddress()), what, op);
+        actions.run(who, String.valueOf(exchange.remoteAddress()), what, op);
     if (outcome.status() == 200) {
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("done", what);
@@ -352,26 +348,24 @@ final class ConsoleApi {
     return text == null ? "nothing" : "\"" + text + "\"";
   }
 
-  private static void json(HttpExchange exchange, int status, Map<String, Object> body)
-      throws IOException {
-    respond(exchange, status, JSON.writeValueAsString(body) + "\n");
+  private static void json(Exchange exchange, int status, Map<String, Object> body) {
+    String text;
+    try {
+      text = JSON.writeValueAsString(body) + "\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("cannot write " + body.keySet(), e);
+    }
+    exchange.respond(
+        status,
+        "application/json",
+        text.getBytes(StandardCharsets.UTF_8),
+        Map.of("Cache-Control", "no-store"));
   }
 
-  static void error(HttpExchange exchange, int status, String code, String message)
-      throws IOException {
+  static void error(Exchange exchange, int status, String code, String message) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("error", code);
     body.put("message", message);
     json(exchange, status, body);
-  }
-
-  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 }

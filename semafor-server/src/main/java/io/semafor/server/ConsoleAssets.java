@@ -1,11 +1,11 @@
 package io.semafor.server;
 
-import com.sun.net.httpserver.HttpExchange;
+import io.semafor.server.http.Exchange;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -63,43 +63,32 @@ final class ConsoleAssets {
   }
 
   /** Serves {@code GET} of a console file; anything else under {@code /} is 404 or 405. */
-  void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String file = FILES.get(exchange.getRequestURI().getPath());
-      Asset asset = file == null ? null : assets.get(file);
-      if (asset == null) {
-        plain(exchange, 404, "not found: " + exchange.getRequestURI().getPath() + "\n");
-        return;
-      }
-      if (!exchange.getRequestMethod().equals("GET")
-          && !exchange.getRequestMethod().equals("HEAD")) {
-        plain(exchange, 405, "GET only\n");
-        return;
-      }
-      var headers = exchange.getResponseHeaders();
-      headers.set("Content-Type", asset.type());
-      headers.set("Cache-Control", "no-cache");
-      headers.set(
-          "Content-Security-Policy",
-          "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
-      headers.set("X-Content-Type-Options", "nosniff");
-      if (exchange.getRequestMethod().equals("HEAD")) {
-        exchange.sendResponseHeaders(200, -1);
-        return;
-      }
-      exchange.sendResponseHeaders(200, asset.bytes().length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(asset.bytes());
-      }
+  void handle(Exchange exchange) {
+    String file = FILES.get(exchange.path());
+    Asset asset = file == null ? null : assets.get(file);
+    if (asset == null) {
+      plain(exchange, 404, "not found: " + exchange.path() + "\n");
+      return;
     }
+    boolean head = exchange.method().equals("HEAD");
+    if (!exchange.method().equals("GET") && !head) {
+      plain(exchange, 405, "GET only\n");
+      return;
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Cache-Control", "no-cache");
+    headers.put(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
+    headers.put("X-Content-Type-Options", "nosniff");
+    if (head) {
+      headers.put("Content-Length", String.valueOf(asset.bytes().length));
+    }
+    exchange.respond(200, asset.type(), head ? new byte[0] : asset.bytes(), headers);
   }
 
-  private static void plain(HttpExchange exchange, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+  private static void plain(Exchange exchange, int status, String body) {
+    exchange.respond(
+        status, "text/plain; charset=utf-8", body.getBytes(StandardCharsets.UTF_8), Map.of());
   }
 }

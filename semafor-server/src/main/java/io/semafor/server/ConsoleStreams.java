@@ -1,12 +1,11 @@
 package io.semafor.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
 import io.semafor.core.Name;
+import io.semafor.server.http.EventStream;
+import io.semafor.server.http.Exchange;
 import io.semafor.server.security.Principal;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,10 +21,13 @@ import org.jspecify.annotations.Nullable;
  * shows one page of the list and, if one is selected, one semaphore; it reads them again when the
  * {@link ConsoleFeed} says one of them changed, at most {@link #MOST_OFTEN} apart, and sends what
  * differs from what it sent last. This node's replication and the sessions are read every {@link
- * #NODE_EVERY}. A comment line after each {@link #KEEP_ALIVE} of silence tells a closed page from a
- * quiet one: the write after its connection closed fails, and its slot is free within about two
- * seconds. At most {@link #MAX_STREAMS} streams run at once, each on a thread of its own, shared as
- * {@link StreamSlots} says (decision 0047); one more is answered 503. Thread-safe.
+ * #NODE_EVERY}. A comment line every {@link #KEEP_ALIVE} tells a closed page from a quiet one: the
+ * write after its connection closed fails, and its slot is free within about two seconds. A page
+ * whose reader vanished without closing (its machine gone, its socket never read) is let go of by
+ * the admin port's write timeout once the buffers between are full ({@link
+ * AdminServer#WRITE_TIMEOUT}, decision 0055). At most {@link #MAX_STREAMS} streams run at once,
+ * each on a thread of its own, shared as {@link StreamSlots} says (decision 0047); one more is
+ * answered 503. Thread-safe.
  */
 final class ConsoleStreams implements AutoCloseable {
   static final int MAX_STREAMS = 16;
@@ -36,9 +38,9 @@ final class ConsoleStreams implements AutoCloseable {
   static final Duration NODE_EVERY = Duration.ofSeconds(1);
 
   /**
-   * Silence after which a comment line is written: short, because a write is how a stream learns
-   * that its page went away (the JDK's HTTP server tells it nothing else), and a dead page's slot
-   * must come back before it is missed (issue 31: still BUSY 18 s after 16 clients died).
+   * How often a comment line is written: short, because a write is how a stream learns that its
+   * page went away when no close reached it, and a dead page's slot must come back before it is
+   * missed (issue 31: still BUSY 18 s after 16 clients died).
    */
   static final Duration KEEP_ALIVE = Duration.ofSeconds(1);
 
@@ -108,7 +110,7 @@ final class ConsoleStreams implements AutoCloseable {
    * every second. Returns at once: null if it streams, else why not ({@link StreamSlots}; the
    * caller answers 503 BUSY with it).
    */
-  @Nullable String open(HttpExchange exchange, Principal who, View view, Access access) {
+  @Nullable String open(Exchange exchange, Principal who, View view, Access access) {
     String key = who.name();
     String busy = slots.take(key, access.nodeDenied() == null);
     if (busy != null) {
@@ -134,7 +136,7 @@ final class ConsoleStreams implements AutoCloseable {
     return slots.open();
   }
 
-  private void stream(HttpExchange exchange, Principal who, View view, Access access) {
+  private void stream(Exchange exchange, Principal who, View view, Access access) {
     Semaphore wake = new Semaphore(0);
     ConsoleFeed.Listener listener =
         new ConsoleFeed.Listener() {
@@ -154,16 +156,14 @@ final class ConsoleStreams implements AutoCloseable {
         };
     feed.add(listener);
     Map<String, String> sent = new HashMap<>();
-    try (exchange) {
-      exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-      exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      exchange.sendResponseHeaders(200, 0);
-      OutputStream out = exchange.getResponseBody();
+    EventStream out = exchange.events(KEEP_ALIVE, Map.of("Cache-Control", "no-store"));
+    out.onEnd(listener::poke); // a stream that ended wakes at once and gives its slot back
+    try {
       boolean readStates = true;
       long nodeReadAt = 0;
       long openedAt = System.nanoTime();
-      long lastWriteAt = openedAt;
       while (!Thread.currentThread().isInterrupted()
+          && !out.ended()
           && System.nanoTime() - openedAt < LIFETIME.toNanos()) {
         StringBuilder events = new StringBuilder();
         if (readStates) {
@@ -182,10 +182,9 @@ final class ConsoleStreams implements AutoCloseable {
           String revoked = access.revoked();
           if (revoked != null) {
             // as a connection whose token is revoked or expired is closed: say why, and end
-            out.write(
-                ("event: problem\ndata: " + problem("stream", "UNAUTHENTICATED", revoked) + "\n\n")
-                    .getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            out.sendRaw(
+                "event: problem\ndata: " + problem("stream", "UNAUTHENTICATED", revoked) + "\n\n",
+                AdminServer.WRITE_TIMEOUT);
             return;
           }
           String nodeDenied = access.nodeDenied();
@@ -196,13 +195,9 @@ final class ConsoleStreams implements AutoCloseable {
           }
           section(events, sent, "sessions", () -> views.sessions(who));
         }
-        if (events.length() == 0 && System.nanoTime() - lastWriteAt >= KEEP_ALIVE.toNanos()) {
-          events.append(": keep-alive\n\n");
-        }
         if (events.length() > 0) {
-          out.write(events.toString().getBytes(StandardCharsets.UTF_8));
-          out.flush();
-          lastWriteAt = System.nanoTime();
+          // waits while the reader is behind, up to the write timeout, then ends the stream
+          out.sendRaw(events.toString(), AdminServer.WRITE_TIMEOUT);
         }
         readStates = wake.tryAcquire(NODE_EVERY.toNanos(), TimeUnit.NANOSECONDS);
         if (readStates) {
@@ -210,12 +205,13 @@ final class ConsoleStreams implements AutoCloseable {
           wake.drainPermits();
         }
       }
-    } catch (IOException gone) {
-      // the page was closed: the stream ends
+    } catch (IOException e) {
+      // a problem event that cannot be written: the stream ends
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // closing
     } finally {
       feed.remove(listener);
+      out.close();
     }
   }
 

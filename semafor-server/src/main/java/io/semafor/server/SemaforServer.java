@@ -265,9 +265,13 @@ public final class SemaforServer implements AutoCloseable {
     try {
       return new AdminServer(
           config.host(), config.adminPort(), config.tls(), metrics, this::read, this);
-    } catch (IOException e) {
+    } catch (ListenFailed e) {
       listener.close().awaitUninterruptibly();
-      throw new ListenFailed(ListenFailed.Port.ADMIN, config.host(), config.adminPort(), e);
+      throw e;
+    } catch (InterruptedException e) {
+      listener.close().awaitUninterruptibly();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the admin port", e);
     }
   }
 

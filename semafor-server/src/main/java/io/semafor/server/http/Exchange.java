@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.netty.buffer.Unpooled;
@@ -12,11 +12,15 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslHandler;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import javax.net.ssl.SSLSession;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,15 +30,17 @@ import org.jspecify.annotations.Nullable;
  * when the caller goes away before its answer (a long poll withdraws its wait). Thread-safe.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
-final class Exchange {
+public final class Exchange {
   private final Channel channel;
   private final String method;
+  private final String uri;
   private final HttpHeaders headers;
   private final byte[] body;
   private final Map<String, String> params;
-  private final Map<String, List<String>> query;
+  private final @Nullable Map<String, List<String>> query; // null: not valid percent-encoding
   private final boolean keepAlive;
   private final Runnable finished;
+  private final Function<Throwable, ApiException> failures;
   private final AtomicBoolean answered = new AtomicBoolean();
   private final List<Runnable> closeListeners = new ArrayList<>();
   private boolean closed; // guarded by closeListeners
@@ -47,23 +53,78 @@ final class Exchange {
       byte[] body,
       Map<String, String> params,
       boolean keepAlive,
-      Runnable finished) {
+      Runnable finished,
+      Function<Throwable, ApiException> failures) {
     this.channel = channel;
     this.method = method;
+    this.uri = uri;
     this.headers = headers;
     this.body = body;
     this.params = new LinkedHashMap<>(params);
-    this.query = new QueryStringDecoder(uri).parameters();
+    this.query = parameters(uri);
     this.keepAlive = keepAlive;
     this.finished = finished;
+    this.failures = failures;
   }
 
-  String method() {
+  /** The request's method. */
+  public String method() {
     return method;
   }
 
+  /**
+   * The query's parameters; null if it is not valid percent-encoding (Netty's decoder throws, and a
+   * request must still be answered: {@link #query} refuses it naming {@code query}).
+   */
+  private static @Nullable Map<String, List<String>> parameters(String uri) {
+    try {
+      return new QueryStringDecoder(uri).parameters();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private Map<String, List<String>> query() {
+    if (query == null) {
+      throw ApiException.invalid("query", "not valid percent-encoded UTF-8: " + rawQuery());
+    }
+    return query;
+  }
+
+  /** The request's path without its query, percent-decoded (as sent if it does not decode). */
+  public String path() {
+    try {
+      return new QueryStringDecoder(uri).path();
+    } catch (IllegalArgumentException e) {
+      int q = uri.indexOf('?');
+      return q < 0 ? uri : uri.substring(0, q);
+    }
+  }
+
+  /** The request's query as sent (still percent-encoded), or null if it has none. */
+  public @Nullable String rawQuery() {
+    int q = uri.indexOf('?');
+    return q < 0 ? null : uri.substring(q + 1);
+  }
+
+  /** The request's body as sent. */
+  public byte[] bodyBytes() {
+    return body.clone();
+  }
+
+  /** The caller's address. */
+  public SocketAddress remoteAddress() {
+    return channel.remoteAddress();
+  }
+
+  /** The TLS session of an HTTPS request (its client certificate, if any); null over HTTP. */
+  public @Nullable SSLSession tlsSession() {
+    SslHandler tls = channel.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.engine().getSession();
+  }
+
   /** A path parameter of the route ({@code name} of {@code /v1/semaphores/{name}}), decoded. */
-  String param(String name) {
+  public String param(String name) {
     String v = params.get(name);
     if (v == null) {
       throw new IllegalStateException("the route has no parameter " + name);
@@ -72,23 +133,23 @@ final class Exchange {
   }
 
   /** A query parameter's (first) value, or null. */
-  @Nullable String query(String name) {
-    List<String> values = query.get(name);
+  public @Nullable String query(String name) {
+    List<String> values = query().get(name);
     return values == null || values.isEmpty() ? null : values.get(0);
   }
 
   /** The names of the query parameters given. */
-  java.util.Set<String> queryNames() {
-    return query.keySet();
+  public java.util.Set<String> queryNames() {
+    return query().keySet();
   }
 
   /** A request header, or null. */
-  @Nullable String header(CharSequence name) {
+  public @Nullable String header(CharSequence name) {
     return headers.get(name);
   }
 
   /** The JSON body, parsed. */
-  JsonBody body() {
+  public JsonBody body() {
     return JsonBody.parse(body);
   }
 
@@ -97,7 +158,7 @@ final class Exchange {
    *
    * @throws ApiException 401 if the header is there but is not a bearer token
    */
-  String token() {
+  public String token() {
     String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
     if (auth == null || auth.isBlank()) {
       return "";
@@ -114,7 +175,7 @@ final class Exchange {
   }
 
   /** Whether the caller's connection is still open. */
-  boolean isOpen() {
+  public boolean isOpen() {
     return channel.isActive();
   }
 
@@ -122,7 +183,7 @@ final class Exchange {
    * Runs {@code listener} once if the connection closes before this exchange is answered (at once
    * if it already has).
    */
-  void onClose(Runnable listener) {
+  public void onClose(Runnable listener) {
     boolean now;
     synchronized (closeListeners) {
       now = closed;
@@ -150,7 +211,7 @@ final class Exchange {
   }
 
   /** Answers {@code status} with {@code json} as the body. */
-  void respond(int status, Object json) {
+  public void respond(int status, Object json) {
     respond(status, json, () -> {});
   }
 
@@ -158,24 +219,33 @@ final class Exchange {
    * Answers {@code status} with {@code json}; {@code undelivered} runs if the answer cannot reach
    * the caller (its connection closed first, or the write failed): a grant in it goes back there.
    */
-  void respond(int status, Object json, Runnable undelivered) {
+  public void respond(int status, Object json, Runnable undelivered) {
     byte[] bytes;
     try {
       bytes = JsonBody.MAPPER.writeValueAsBytes(json);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write " + json.getClass(), e);
     }
-    write(status, bytes, "application/json", undelivered, Map.of());
+    write(status, bytes, "application/json", undelivered, Map.of(), true);
+  }
+
+  /**
+   * Answers {@code status} with {@code body} of {@code contentType} and exactly the {@code headers}
+   * given besides (no {@code Cache-Control} of its own; a {@code Content-Length} given stands, as
+   * for the answer to a {@code HEAD}).
+   */
+  public void respond(int status, String contentType, byte[] body, Map<String, String> headers) {
+    write(status, body, contentType, () -> {}, headers, false);
   }
 
   /** Answers with a resource's bytes ({@code application/json}). */
-  void respondRaw(int status, byte[] bytes, String contentType) {
-    write(status, bytes, contentType, () -> {}, Map.of());
+  public void respondRaw(int status, byte[] bytes, String contentType) {
+    write(status, bytes, contentType, () -> {}, Map.of(), true);
   }
 
-  /** Answers an {@link ApiException}, or any other failure as {@link Errors#of} says. */
-  void fail(Throwable failure) {
-    ApiException e = Errors.of(failure);
+  /** Answers an {@link ApiException}, or any other failure as the server's failure mapping says. */
+  public void fail(Throwable failure) {
+    ApiException e = failures.apply(failure);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("code", e.code());
     json.put("argument", e.argument());
@@ -190,11 +260,11 @@ final class Exchange {
     } catch (JsonProcessingException ex) {
       throw new IllegalStateException(ex);
     }
-    write(e.status(), bytes, "application/json", () -> {}, extra);
+    write(e.status(), bytes, "application/json", () -> {}, extra, true);
   }
 
   /** Answers 405 with the methods the path has. */
-  void wrongMethod(List<String> allowed) {
+  public void wrongMethod(List<String> allowed) {
     fail(
         new ApiException(
             405,
@@ -204,7 +274,12 @@ final class Exchange {
   }
 
   private void write(
-      int status, byte[] bytes, String type, Runnable undelivered, Map<String, String> extra) {
+      int status,
+      byte[] bytes,
+      String type,
+      Runnable undelivered,
+      Map<String, String> extra,
+      boolean noStore) {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice");
     }
@@ -215,7 +290,9 @@ final class Exchange {
             Unpooled.wrappedBuffer(bytes));
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
     response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-    response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    if (noStore) {
+      response.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    }
     extra.forEach(response.headers()::set);
     if (!keepAlive) {
       response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -245,10 +322,15 @@ final class Exchange {
    * Answers with an event stream (Server-Sent Events): the headers go now, events follow through
    * the returned stream until it or the connection closes.
    */
-  EventStream events(java.time.Duration keepAlive) {
+  public EventStream events(java.time.Duration keepAlive) {
+    return events(keepAlive, Map.of());
+  }
+
+  /** {@link #events(java.time.Duration)}, with {@code headers} set over the stream's own. */
+  public EventStream events(java.time.Duration keepAlive, Map<String, String> headers) {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException("answered twice");
     }
-    return EventStream.open(channel, keepAlive, finished);
+    return EventStream.open(channel, keepAlive, headers, finished);
   }
 }

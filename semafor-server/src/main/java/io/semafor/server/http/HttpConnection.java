@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,11 +27,13 @@ final class HttpConnection extends SimpleChannelInboundHandler<FullHttpRequest> 
   static final int MAX_QUEUED = 16;
 
   private final Router router;
+  private final Function<Throwable, ApiException> failures;
   private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
   private @Nullable Exchange current;
 
-  HttpConnection(Router router) {
+  HttpConnection(Router router, Function<Throwable, ApiException> failures) {
     this.router = router;
+    this.failures = failures;
   }
 
   @Override
@@ -71,7 +74,8 @@ final class HttpConnection extends SimpleChannelInboundHandler<FullHttpRequest> 
             ByteBufUtil.getBytes(request.content()),
             match instanceof Router.Found found ? found.params() : Map.of(),
             keepAlive,
-            () -> ctx.executor().execute(() -> finished(ctx)));
+            () -> ctx.executor().execute(() -> finished(ctx)),
+            failures);
     current = exchange;
     if (!request.decoderResult().isSuccess()) {
       exchange.fail(ApiException.invalid("request", "not a valid HTTP/1.1 request"));

@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -59,5 +59,27 @@ class RouterTest {
     assertThatThrownBy(() -> router.match("GET", "/v1/semaphores/%zz"))
         .isInstanceOfSatisfying(
             ApiException.class, e -> assertThat(e.argument()).isEqualTo("name"));
+  }
+
+  @Test
+  void aPrefixRouteTakesEveryPathItStartsAndTheFirstThatMatchesWins() {
+    Router prefixes =
+        new Router(
+            List.of(
+                new Route("*", "/cluster/members*", "members", Set.of(), NOTHING),
+                new Route("*", "/cluster*", "cluster", Set.of(), NOTHING),
+                new Route("GET", "/api/*", "api", Set.of(), NOTHING)));
+    assertThat(operation(prefixes.match("DELETE", "/cluster/members/n2"))).isEqualTo("members");
+    assertThat(operation(prefixes.match("POST", "/cluster"))).isEqualTo("cluster");
+    assertThat(operation(prefixes.match("GET", "/clusterwide"))).isEqualTo("cluster");
+    assertThat(operation(prefixes.match("GET", "/api/semaphores"))).isEqualTo("api");
+    assertThat(prefixes.match("PUT", "/api/semaphores"))
+        .isEqualTo(new Router.WrongMethod(List.of("GET")));
+    assertThat(prefixes.match("GET", "/metrics")).isInstanceOf(Router.NoPath.class);
+  }
+
+  private static String operation(Router.Match m) {
+    assertThat(m).isInstanceOf(Router.Found.class);
+    return ((Router.Found) m).route().operationId();
   }
 }

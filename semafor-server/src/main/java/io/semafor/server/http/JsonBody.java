@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link #done()}). Each is {@link ApiException} 400 {@code INVALID_ARGUMENT}, thrown before the
  * route changes anything. Not thread-safe (one request's).
  */
-final class JsonBody {
-  static final ObjectMapper MAPPER =
+public final class JsonBody {
+  /** The mapper every JSON body and answer goes through: duplicate keys are refused. */
+  public static final ObjectMapper MAPPER =
       JsonMapper.builder()
           .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -44,7 +45,7 @@ final class JsonBody {
    *
    * @throws ApiException naming {@code body} if it is not one JSON object
    */
-  static JsonBody parse(byte[] bytes) {
+  public static JsonBody parse(byte[] bytes) {
     if (bytes.length == 0 || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
       return new JsonBody(MAPPER.createObjectNode(), "");
     }
@@ -67,7 +68,7 @@ final class JsonBody {
   }
 
   /** A required integer field. */
-  long requireLong(String field) {
+  public long requireLong(String field) {
     Long value = optionalLong(field);
     if (value == null) {
       throw missing(field, "an integer");
@@ -76,7 +77,7 @@ final class JsonBody {
   }
 
   /** An integer field, or {@code fallback} if absent. */
-  long longOr(String field, long fallback) {
+  public long longOr(String field, long fallback) {
     Long value = optionalLong(field);
     return value == null ? fallback : value;
   }
@@ -93,7 +94,7 @@ final class JsonBody {
   }
 
   /** A required string field. */
-  String requireString(String field) {
+  public String requireString(String field) {
     String value = stringOr(field, null);
     if (value == null) {
       throw missing(field, "a string");
@@ -102,7 +103,7 @@ final class JsonBody {
   }
 
   /** A string field, or {@code fallback} if absent. */
-  @Nullable String stringOr(String field, @Nullable String fallback) {
+  public @Nullable String stringOr(String field, @Nullable String fallback) {
     JsonNode v = field(field);
     if (v == null) {
       return fallback;
@@ -114,7 +115,7 @@ final class JsonBody {
   }
 
   /** A boolean field, or {@code fallback} if absent. */
-  boolean booleanOr(String field, boolean fallback) {
+  public boolean booleanOr(String field, boolean fallback) {
     JsonNode v = field(field);
     if (v == null) {
       return fallback;
@@ -126,7 +127,7 @@ final class JsonBody {
   }
 
   /** A required array of objects, each read as a body of its own named {@code field[i]}. */
-  List<JsonBody> requireObjects(String field) {
+  public List<JsonBody> requireObjects(String field) {
     JsonNode v = field(field);
     if (v == null) {
       throw missing(field, "an array of objects");
@@ -151,7 +152,7 @@ final class JsonBody {
    *
    * @throws ApiException naming the first unknown field
    */
-  void done() {
+  public void done() {
     Iterator<String> names = node.fieldNames();
     while (names.hasNext()) {
       String name = names.next();

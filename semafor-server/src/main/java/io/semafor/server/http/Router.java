@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -15,9 +15,11 @@ import java.util.TreeSet;
  * percent-decoded as UTF-8 (so {@code jobs%2Fprinters} is one name holding a slash, and {@code +}
  * stays a plus); a segment that does not decode is {@code INVALID_ARGUMENT} naming its parameter,
  * and so is an empty one ({@code PUT /v1/semaphores/}: a caller's empty name is a bad argument, as
- * on the binary protocol, not a path no route has). Immutable, thread-safe.
+ * on the binary protocol, not a path no route has). A prefix route ({@link Route}) takes any path
+ * it starts; routes are tried in the order given, so a longer prefix goes before a shorter one.
+ * Immutable, thread-safe.
  */
-final class Router {
+public final class Router {
   /** What a request matched. */
   sealed interface Match {}
 
@@ -32,12 +34,13 @@ final class Router {
 
   private final List<Route> routes;
 
-  Router(List<Route> routes) {
+  /** Routes, tried in this order. */
+  public Router(List<Route> routes) {
     this.routes = List.copyOf(routes);
   }
 
   /** Every route, in the order given. */
-  List<Route> routes() {
+  public List<Route> routes() {
     return routes;
   }
 
@@ -50,6 +53,17 @@ final class Router {
     String[] segments = split(rawPath);
     TreeSet<String> allowed = new TreeSet<>();
     for (Route route : routes) {
+      if (route.template().endsWith("*")) {
+        String prefix = route.template().substring(0, route.template().length() - 1);
+        if (!rawPath.startsWith(prefix)) {
+          continue;
+        }
+        if (route.method().equals("*") || route.method().equals(method)) {
+          return new Found(route, Map.of());
+        }
+        allowed.add(route.method());
+        continue;
+      }
       String[] template = split(route.template());
       if (!shapeMatches(template, segments)) {
         continue;

@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -33,18 +33,23 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A Netty HTTP/1.1 server for any {@link Router}: TLS first when given, the HTTP codec, bodies up
  * to a bound (a larger one is answered 413 in JSON and changes nothing), an idle timeout, a write
  * timeout, JSON errors, and a graceful close. Nothing in it knows semaphores: the admin port and
- * the console can move onto it by giving it their routes (decision 0052).
+ * the console serve on it too, with routes of their own (decisions 0052, 0055).
  */
 @SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
 public final class HttpServer implements AutoCloseable {
-  /** What bounds one connection. */
-  record Limits(int maxBodyBytes, Duration idleTimeout, Duration writeTimeout) {}
+  /**
+   * What bounds one connection: its request bodies ({@code maxBodyOption} names the option that
+   * sets the bound, for the 413's message), its silence with nothing in flight, and each write.
+   */
+  public record Limits(
+      int maxBodyBytes, String maxBodyOption, Duration idleTimeout, Duration writeTimeout) {}
 
   private final EventLoopGroup group;
   private final Channel listener;
@@ -60,15 +65,20 @@ public final class HttpServer implements AutoCloseable {
   /**
    * Listens on {@code host:port} (0: a free port).
    *
+   * @param which the port it is, for the error if it cannot be bound
+   * @param failures what a failed request is answered with ({@link ApiException#of}, or a mapping
+   *     that knows more failures)
    * @param threads event loop threads
-   * @throws ListenFailed naming the HTTP port if it cannot be bound
+   * @throws ListenFailed naming {@code which} port if it cannot be bound
    */
-  static HttpServer start(
+  public static HttpServer start(
       String host,
       int port,
+      ListenFailed.Port which,
       @Nullable ServerTls tls,
       Limits limits,
       Router router,
+      Function<Throwable, ApiException> failures,
       int threads,
       String threadName)
       throws InterruptedException {
@@ -94,7 +104,8 @@ public final class HttpServer implements AutoCloseable {
                     }
                     ch.pipeline()
                         .addLast("http", new HttpServerCodec())
-                        .addLast("body", new BoundedBody(limits.maxBodyBytes()))
+                        .addLast(
+                            "body", new BoundedBody(limits.maxBodyBytes(), limits.maxBodyOption()))
                         .addLast(
                             "idle",
                             new IdleStateHandler(
@@ -103,7 +114,7 @@ public final class HttpServer implements AutoCloseable {
                             "write-timeout",
                             new WriteTimeoutHandler(
                                 limits.writeTimeout().toMillis(), TimeUnit.MILLISECONDS))
-                        .addLast("route", new HttpConnection(router));
+                        .addLast("route", new HttpConnection(router, failures));
                   }
                 });
     Channel channel;
@@ -115,7 +126,7 @@ public final class HttpServer implements AutoCloseable {
       if (io == null) {
         throw e;
       }
-      throw new ListenFailed(ListenFailed.Port.HTTP, host, port, io);
+      throw new ListenFailed(which, host, port, io);
     }
     HttpServer server = new HttpServer(group, channel, tls);
     open[0] = server.connections;
@@ -142,7 +153,7 @@ public final class HttpServer implements AutoCloseable {
   }
 
   /** Stops accepting connections; those open stay until {@link #close}. */
-  void stopAccepting() {
+  public void stopAccepting() {
     listener.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 
@@ -157,10 +168,12 @@ public final class HttpServer implements AutoCloseable {
   /** The aggregator, answering a body over its bound with a JSON 413 before closing. */
   private static final class BoundedBody extends HttpObjectAggregator {
     private final int max;
+    private final String option;
 
-    BoundedBody(int max) {
+    BoundedBody(int max, String option) {
       super(max);
       this.max = max;
+      this.option = option;
     }
 
     @Override
@@ -169,7 +182,9 @@ public final class HttpServer implements AutoCloseable {
           ("{\"code\":\"RESOURCE_EXHAUSTED\",\"argument\":\"body\",\"message\":\"body: larger than"
                   + " the server's "
                   + max
-                  + " bytes (--http-max-body-bytes); nothing was done\"}")
+                  + " bytes ("
+                  + option
+                  + "); nothing was done\"}")
               .getBytes(StandardCharsets.UTF_8);
       FullHttpResponse response =
           new DefaultFullHttpResponse(

@@ -1,4 +1,4 @@
-package io.semafor.http;
+package io.semafor.server.http;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * timeout, then the connection is closed. Thread-safe.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // a failed write or close closes the channel
-final class EventStream {
+public final class EventStream {
   private final Channel channel;
   private final ScheduledFuture<?> keepAlive;
   private volatile boolean ended;
@@ -39,10 +40,12 @@ final class EventStream {
             .scheduleAtFixedRate(() -> write(": keep-alive\n\n"), ms, ms, TimeUnit.MILLISECONDS);
   }
 
-  static EventStream open(Channel channel, Duration keepAlive, Runnable finished) {
+  static EventStream open(
+      Channel channel, Duration keepAlive, Map<String, String> headers, Runnable finished) {
     HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8");
     head.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+    headers.forEach(head.headers()::set);
     HttpUtil.setTransferEncodingChunked(head, true);
     channel.writeAndFlush(head).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     EventStream stream = new EventStream(channel, keepAlive);
@@ -60,12 +63,12 @@ final class EventStream {
   /**
    * Runs {@code action} once the stream ends (the reader left, a write failed, or {@link #close}).
    */
-  void onEnd(Runnable action) {
+  public void onEnd(Runnable action) {
     channel.closeFuture().addListener(f -> action.run());
   }
 
   /** Whether the stream has ended. */
-  boolean ended() {
+  public boolean ended() {
     return ended;
   }
 
@@ -73,7 +76,23 @@ final class EventStream {
    * Sends one event; waits (this thread) while the reader is behind, at most {@code writeTimeout},
    * then closes the stream.
    */
-  void send(long id, String event, String data, Duration writeTimeout) {
+  public void send(long id, String event, String data, Duration writeTimeout) {
+    StringBuilder b = new StringBuilder();
+    if (id > 0) {
+      b.append("id: ").append(id).append('\n');
+    }
+    b.append("event: ").append(event).append('\n');
+    for (String line : data.split("\n", -1)) {
+      b.append("data: ").append(line).append('\n');
+    }
+    sendRaw(b.append('\n').toString(), writeTimeout);
+  }
+
+  /**
+   * Sends {@code text} as it is (whole events, each ending in a blank line); waits (this thread)
+   * while the reader is behind, at most {@code writeTimeout}, then closes the stream.
+   */
+  public void sendRaw(String text, Duration writeTimeout) {
     long deadline = System.nanoTime() + writeTimeout.toNanos();
     while (!channel.isWritable() && channel.isActive()) {
       if (System.nanoTime() - deadline > 0) {
@@ -87,15 +106,7 @@ final class EventStream {
         return;
       }
     }
-    StringBuilder b = new StringBuilder();
-    if (id > 0) {
-      b.append("id: ").append(id).append('\n');
-    }
-    b.append("event: ").append(event).append('\n');
-    for (String line : data.split("\n", -1)) {
-      b.append("data: ").append(line).append('\n');
-    }
-    write(b.append('\n').toString());
+    write(text);
   }
 
   private void write(String text) {
@@ -108,7 +119,7 @@ final class EventStream {
   }
 
   /** Ends the stream and its connection. */
-  void close() {
+  public void close() {
     if (channel.isActive()) {
       channel
           .writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)
