@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the route of a method and a path. Paths are split on {@code /} first, then each segment is
@@ -34,9 +35,27 @@ public final class Router {
 
   private final List<Route> routes;
 
+  /** The routes' templates, split once here rather than on every request. */
+  private final List<Compiled> compiled;
+
+  /** A route with its template taken apart: a prefix route's prefix, or the path's segments. */
+  private static final class Compiled {
+    final Route route;
+    final @Nullable String prefix;
+    final String[] segments;
+
+    Compiled(Route route) {
+      this.route = route;
+      String template = route.template();
+      this.prefix = template.endsWith("*") ? template.substring(0, template.length() - 1) : null;
+      this.segments = prefix != null ? new String[0] : split(template);
+    }
+  }
+
   /** Routes, tried in this order. */
   public Router(List<Route> routes) {
     this.routes = List.copyOf(routes);
+    this.compiled = this.routes.stream().map(Compiled::new).toList();
   }
 
   /** Every route, in the order given. */
@@ -52,9 +71,10 @@ public final class Router {
   Match match(String method, String rawPath) {
     String[] segments = split(rawPath);
     TreeSet<String> allowed = new TreeSet<>();
-    for (Route route : routes) {
-      if (route.template().endsWith("*")) {
-        String prefix = route.template().substring(0, route.template().length() - 1);
+    for (Compiled candidate : compiled) {
+      Route route = candidate.route;
+      String prefix = candidate.prefix;
+      if (prefix != null) {
         if (!rawPath.startsWith(prefix)) {
           continue;
         }
@@ -64,7 +84,7 @@ public final class Router {
         allowed.add(route.method());
         continue;
       }
-      String[] template = split(route.template());
+      String[] template = candidate.segments;
       if (!shapeMatches(template, segments)) {
         continue;
       }
