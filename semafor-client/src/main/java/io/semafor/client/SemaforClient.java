@@ -404,6 +404,7 @@ public final class SemaforClient implements AutoCloseable {
       return;
     }
     rpc.giveBackWaiting();
+    link.ending();
     try {
       rpc.call(Request.newBuilder().setCloseSession(CloseSession.getDefaultInstance()));
     } catch (SemaforException ignored) {

@@ -5,19 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
-import io.semafor.embedded.FreePorts;
 import io.semafor.it.faults.SyncFaults;
 import io.semafor.server.Main;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -40,95 +37,29 @@ class ClusterFaultTest {
   private static final Duration RUN = Duration.ofSeconds(Long.getLong("fault.seconds", 10));
 
   @TempDir Path dir;
-  private final List<Process> nodes = new ArrayList<>();
-  private final int[] admin = new int[3];
-  private final HttpClient http = HttpClient.newHttpClient();
-  private String addresses = "";
-  private String peers = "";
+  private @Nullable ProcessCluster started;
 
   @AfterEach
   void stopNodes() {
-    for (Process p : nodes) {
-      p.destroyForcibly();
+    if (started != null) {
+      started.close();
     }
   }
 
-  private static int freePort() {
-    return FreePorts.next();
+  private void startCluster() throws IOException {
+    started = ProcessCluster.start(dir);
   }
 
-  private void startCluster() throws Exception {
-    StringBuilder peers = new StringBuilder();
-    List<String> clientAddresses = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      int client = freePort();
-      peers
-          .append(i == 0 ? "" : ",")
-          .append("n")
-          .append(i + 1)
-          .append("=127.0.0.1:")
-          .append(client)
-          .append(':')
-          .append(freePort());
-      clientAddresses.add("127.0.0.1:" + client);
-      admin[i] = freePort();
-    }
-    addresses = String.join(",", clientAddresses);
-    this.peers = peers.toString();
-    for (int i = 0; i < 3; i++) {
-      nodes.add(startNode(i));
-    }
-    leader();
+  private ProcessCluster cluster() {
+    return Objects.requireNonNull(started, "startCluster() first");
   }
 
-  /** Starts node {@code i} (again: its data directory is kept), its output appended to its log. */
-  private Process startNode(int i) throws IOException {
-    return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            ClusterNodeProcess.class.getName(),
-            "n" + (i + 1),
-            peers,
-            dir.resolve("n" + (i + 1)).toString(),
-            Integer.toString(admin[i]),
-            "FSYNC")
-        .redirectErrorStream(true)
-        .redirectOutput(
-            ProcessBuilder.Redirect.appendTo(dir.resolve("n" + (i + 1) + ".log").toFile()))
-        .start();
-  }
-
-  /** The index of the leader, waiting for one. */
   private int leader() {
-    return await()
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100))
-        .until(this::leaderOrMinusOne, i -> i >= 0);
-  }
-
-  private int leaderOrMinusOne() throws InterruptedException {
-    for (int i = 0; i < 3; i++) {
-      try {
-        String body = adminGet(i, "/health");
-        if (nodes.get(i).isAlive() && body.contains("\"role\":\"leader\"")) {
-          return i;
-        }
-      } catch (IOException e) {
-        // not up, or gone
-      }
-    }
-    return -1;
+    return cluster().leader();
   }
 
   private SemaforClient client() {
-    return SemaforClient.builder()
-        .addresses(addresses)
-        .sessionTtl(Duration.ofSeconds(10))
-        .connectTimeout(Duration.ofSeconds(10))
-        .giveUpAfter(Duration.ofSeconds(60))
-        .answerTimeout(Duration.ofSeconds(60))
-        .connect();
+    return cluster().client("fault-test", Duration.ofSeconds(10));
   }
 
   /**
@@ -173,7 +104,7 @@ class ClusterFaultTest {
     clientsThrough(
         () -> {
           int leader = leader();
-          nodes.get(leader).destroyForcibly(); // SIGKILL
+          cluster().node(leader).destroyForcibly(); // SIGKILL
         });
   }
 
@@ -182,7 +113,7 @@ class ClusterFaultTest {
     clientsThrough(
         () -> {
           try {
-            long pid = nodes.get(leader()).pid();
+            long pid = cluster().node(leader()).pid();
             signal("STOP", pid);
             Thread.sleep(4_000); // past the 1-2 s election timeout: the others elect
             signal("CONT", pid); // the old leader wakes up deposed
@@ -203,7 +134,7 @@ class ClusterFaultTest {
       NamedSemaphore counter = client.semaphore("counter");
       counter.create(0);
       int follower = (leader() + 1) % 3;
-      Process victim = nodes.get(follower);
+      Process victim = cluster().node(follower);
       // every fsync of the follower's JVM fails with EIO, as a failing disk's would
       Process strace = SyncFaults.failWithEio(victim.pid(), dir.resolve("strace.log"));
       try {
@@ -243,7 +174,7 @@ class ClusterFaultTest {
       NamedSemaphore counter = client.semaphore("counter");
       counter.create(0);
       int follower = (leader() + 1) % 3;
-      Process victim = nodes.get(follower);
+      Process victim = cluster().node(follower);
       signal("STOP", victim.pid());
       long added = 0;
       long thaw = System.nanoTime() + Duration.ofSeconds(65).toNanos();
@@ -261,43 +192,20 @@ class ClusterFaultTest {
 
   /** Starts node {@code i} again and waits until it has applied what the leader has committed. */
   private void restartAndAwaitCaughtUp(int i) throws Exception {
-    nodes.set(i, startNode(i));
+    cluster().restart(i);
     awaitCaughtUp(i);
   }
 
   /** Waits until node {@code i} has applied what the leader has committed now. */
   private void awaitCaughtUp(int i) throws Exception {
-    long commit = clusterNumber(leader(), "commitIndex");
+    long commit = cluster().clusterNumber(leader(), "commitIndex");
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200))
-        .until(() -> clusterNumber(i, "appliedIndex") >= commit);
-  }
-
-  /** The body of node {@code i}'s admin endpoint {@code path}, waiting at most 2 s. */
-  private String adminGet(int i, String path) throws IOException, InterruptedException {
-    return http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin[i] + path))
-                .timeout(Duration.ofSeconds(2))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
-  }
-
-  /** A number in node {@code i}'s {@code /cluster} status; -1 if it does not answer. */
-  private long clusterNumber(int i, String key) throws InterruptedException {
-    try {
-      String body = adminGet(i, "/cluster");
-      var value = new com.fasterxml.jackson.databind.ObjectMapper().readTree(body).get(key);
-      return value == null ? -1 : value.asLong();
-    } catch (IOException e) {
-      return -1;
-    }
+        .until(() -> cluster().clusterNumber(i, "appliedIndex") >= commit);
   }
 
   private static void signal(String name, long pid) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
-    assertThat(kill.waitFor(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(kill.exitValue()).isZero();
+    ProcessCluster.signal(name, pid);
   }
 }

@@ -21,7 +21,8 @@ public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
 
   /**
-   * The system property that chooses the replicator: {@code ratis} (default) or {@code microraft}.
+   * The system property that chooses the replicator: {@code microraft} (default, as the product's)
+   * or {@code ratis}.
    */
   public static final String REPLICATOR = "semafor.replicator";
 
@@ -77,7 +78,7 @@ public final class ClusterNodeProcess {
             .port(self.clientPort())
             .adminPort(Integer.parseInt(args[3]))
             .build();
-    if (System.getProperty(REPLICATOR, "ratis").equals("microraft")) {
+    if (!System.getProperty(REPLICATOR, "microraft").equals("ratis")) {
       MicroRaftConfig configured =
           MicroRaftConfig.of(
                   cluster.nodeId(),

@@ -79,6 +79,25 @@ public final class Link implements AutoCloseable {
   private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long NUDGE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+  /**
+   * While anything waits for the server and nothing came from it for this long, a plain keep-alive
+   * goes out as a probe: a live server answers it at once, even while a commit stalls.
+   */
+  static final long PROBE_AFTER = TimeUnit.MILLISECONDS.toNanos(250);
+
+  /**
+   * A probe unanswered for this long means the server stopped answering (SIGSTOP, a long GC pause,
+   * a stalled VM): the connection is left for another address rather than waited for, and its
+   * unanswered requests go again, in id order, to whoever leads now (protocol.md §2).
+   */
+  static final long ANSWER_DEADLINE = TimeUnit.MILLISECONDS.toNanos(750);
+
+  /**
+   * An address left because it went silent is dialled only when no other address is left, for this
+   * long: a follower that has not heard of the election yet still names it as the leader.
+   */
+  static final long AVOID_SILENT = TimeUnit.SECONDS.toNanos(3);
+
   private final LinkConfig config;
   private final long keepAliveNanos;
   private final Object writeLock = new Object();
@@ -117,6 +136,10 @@ public final class Link implements AutoCloseable {
   private volatile ByteString sessionSecret = ByteString.EMPTY;
 
   private volatile boolean closed;
+
+  /** The session is being closed by this client ({@link #ending}). */
+  private volatile boolean ending;
+
   private volatile long lastWrite = System.nanoTime();
   private volatile long lastFrame = System.nanoTime();
 
@@ -141,6 +164,12 @@ public final class Link implements AutoCloseable {
 
   /** The server said the session ended (a Fatal SESSION_EXPIRED): the io thread reports it. */
   private volatile long expiredSessionId;
+
+  /** When the io thread sent the probe not yet answered by any frame (nanoTime); 0 if none. */
+  private long probeSentAt;
+
+  /** Addresses that went silent, and until when ({@code nanoTime}) they are dialled last. */
+  private final ConcurrentHashMap<String, Long> silentUntil = new ConcurrentHashMap<>();
 
   /** When the current connection was adopted (nanoTime); 0 before the first. */
   private volatile long adoptedAt;
@@ -276,16 +305,24 @@ public final class Link implements AutoCloseable {
    * address, starting one further along each round so that clients spread out.
    */
   private Dialer.Outcome<Opened> dial(long resume) {
+    long now = System.nanoTime();
     List<InetSocketAddress> order = new ArrayList<>();
     InetSocketAddress leader = preferred;
     if (leader != null) {
       preferred = null;
-      order.add(leader);
+      if (!silent(leader, now)) {
+        order.add(leader);
+      }
     }
     List<InetSocketAddress> all = config.addresses();
     int first = Math.floorMod(addressIndex++, all.size());
+    List<InetSocketAddress> silent = new ArrayList<>();
     for (int i = 0; i < all.size(); i++) {
-      order.add(all.get((first + i) % all.size()));
+      InetSocketAddress a = all.get((first + i) % all.size());
+      (silent(a, now) ? silent : order).add(a);
+    }
+    if (order.isEmpty()) {
+      order.addAll(silent); // nothing else to try: a silent address may be back
     }
     ClientFrame resumeHello = hello(resume);
     ClientFrame newHello = resume == 0 ? resumeHello : hello(0);
@@ -294,8 +331,21 @@ public final class Link implements AutoCloseable {
             dialing,
             DIAL_STAGGER,
             address -> handshake(address, resume, resumeHello, newHello),
-            NotLeader::leaderAddress);
+            notLeader -> {
+              InetSocketAddress named = notLeader.leaderAddress();
+              return named == null || silent(named, System.nanoTime()) ? null : named;
+            });
     return dialer.race(order);
+  }
+
+  /** Whether {@code address} went silent less than {@link #AVOID_SILENT} ago. */
+  private boolean silent(InetSocketAddress address, long now) {
+    Long until = silentUntil.get(addressKey(address));
+    return until != null && until - now > 0;
+  }
+
+  private static String addressKey(InetSocketAddress a) {
+    return a.getHostString() + ":" + a.getPort();
   }
 
   /**
@@ -623,7 +673,12 @@ public final class Link implements AutoCloseable {
           log.info("{} no longer leads; following the leader ({})", w.address(), f.getLeader());
           preferred = new NotLeader(f.getMessage(), f.getLeader()).leaderAddress();
         } else if (f.getCode() == io.semafor.protocol.v1.ErrorCode.SESSION_EXPIRED) {
-          log.warn("server {}: {}", w.address(), f.getMessage());
+          if (ending) {
+            // this client closed the session: a keep-alive that crossed the close is refused
+            log.debug("server {}: {}", w.address(), f.getMessage());
+          } else {
+            log.warn("server {}: {}", w.address(), f.getMessage());
+          }
           if (wire == w) {
             expiredSessionId = sessionId; // the io thread reports it before reconnecting
           }
@@ -903,12 +958,46 @@ public final class Link implements AutoCloseable {
         broken(w, new IOException("no frame for longer than the session TTL"));
         continue;
       }
+      if (wentSilent(w, now)) {
+        continue;
+      }
       nudgeUserReader(now);
       if (!unconfirmedAcks.isEmpty() || now - lastFrame >= IDLE_READ_NANOS) {
         LockSupport.unpark(readerThread);
       }
       LockSupport.parkNanos(this, WATCH_SLICE_NANOS);
     }
+  }
+
+  /**
+   * Whether the server of {@code w} stopped answering while something waits for it, in which case
+   * the connection is dropped and its address avoided for a while. Probes first: a request that
+   * waits its turn in a queue gets no frame for as long as it waits, and that is not silence. On
+   * the io thread only.
+   */
+  private boolean wentSilent(Wire w, long now) {
+    long heard = lastFrame;
+    if (probeSentAt != 0) {
+      if (heard - probeSentAt >= 0) {
+        probeSentAt = 0; // answered, or anything else came: the server is there
+      } else if (now - probeSentAt >= ANSWER_DEADLINE) {
+        long waited = TimeUnit.NANOSECONDS.toMillis(now - heard);
+        probeSentAt = 0;
+        silentUntil.put(addressKey(w.address()), now + AVOID_SILENT);
+        broken(
+            w,
+            new IOException(
+                "nothing from the server for " + waited + " ms, a probe unanswered: it is frozen"));
+        return true;
+      }
+      return false;
+    }
+    if (now - heard >= PROBE_AFTER
+        && !(requests.isEmpty() && reads.isEmpty() && unconfirmedAcks.isEmpty())) {
+      probeSentAt = now;
+      keepAlive(false);
+    }
+    return false;
   }
 
   /**
@@ -1070,6 +1159,15 @@ public final class Link implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ closing
+
+  /**
+   * The client is closing its session: the server's word that the session ended is expected now,
+   * not news to warn about (a keep-alive sent as the close was applied is refused with it). Never
+   * blocks; thread-safe.
+   */
+  public void ending() {
+    ending = true;
+  }
 
   /** Whether {@link #close} was called. */
   public boolean isClosed() {

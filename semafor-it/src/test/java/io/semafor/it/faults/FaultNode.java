@@ -35,10 +35,13 @@ final class FaultNode implements AutoCloseable {
   static final long SEGMENT_BYTES = 64 * 1024;
 
   /**
-   * The replicator the nodes run, {@code ratis} unless {@code -Dfaults.replicator=microraft}; every
-   * fault applies to either (the disk faults find each replicator's own files).
+   * The replicator the nodes run: {@code -Dfaults.replicator}, else the tests' replicator ({@code
+   * semafor.test.replicator}, MicroRaft by default, as the product's); every fault applies to
+   * either (the disk faults find each replicator's own files).
    */
-  static final String REPLICATOR = System.getProperty("faults.replicator", "ratis");
+  static final String REPLICATOR =
+      System.getProperty(
+          "faults.replicator", System.getProperty("semafor.test.replicator", "microraft"));
 
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
