@@ -4,6 +4,7 @@ stopped by its PID at the end, also on failure; every wait is bounded."""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -88,7 +89,15 @@ def test_a_leader_killed_while_a_client_waits_still_grants_it_once_and_the_sessi
         assert sem.get().value == 1 and sem.get().holders == 0
 
 
-@pytest.mark.parametrize("frozen_for", [FROZEN_FOR, 30.0], ids=["5s", "30s-past-the-ttl"])
+# the freeze past the TTL takes 30 s: with the long tests only (SEMAFOR_LONG_TESTS=1; the Java
+# twin, FrozenLeaderTest, runs it with -Dfaults.long=true), to keep the default build within 15
+# minutes (docs/decisions/0056)
+LONG = pytest.mark.skipif(not os.environ.get("SEMAFOR_LONG_TESTS"),
+                          reason="a 30 s freeze: set SEMAFOR_LONG_TESTS=1")
+
+
+@pytest.mark.parametrize("frozen_for", [FROZEN_FOR, pytest.param(30.0, marks=LONG)],
+                         ids=["5s", "30s-past-the-ttl"])
 def test_a_frozen_leader_is_left_by_idle_and_waiting_clients_within_the_bound_and_nothing_is_lost(
         cluster, frozen_for):
     servers_ = cluster.servers

@@ -39,8 +39,9 @@ def make_certificates(d):
 
 def issue_token(principal, d):
     """(token, auth-file entry) from ``semafor auth token PRINCIPAL``."""
-    out = subprocess.run(["java", "-jar", servers.JAR, "auth", "token", principal], cwd=d,
-                         check=True, capture_output=True, timeout=60, text=True).stdout.splitlines()
+    command = ["java", *servers.JVM_OPTIONS, "-jar", servers.JAR, "auth", "token", principal]
+    out = subprocess.run(command, cwd=d, check=True, capture_output=True, timeout=60,
+                         text=True).stdout.splitlines()
     return out[0].strip(), json.loads(out[1])
 
 

@@ -38,7 +38,15 @@ final class ChildJvm implements AutoCloseable {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "-cp", classpath, main.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-XX:TieredStopAtLevel=1", // C1 and the serial collector: half the CPU of a short
+                "-XX:+UseSerialGC", // life (decision 0056)
+                "-cp",
+                classpath,
+                main.getName()));
     command.addAll(List.of(args));
     return new ChildJvm(
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());

@@ -49,6 +49,8 @@ class KillNineTest {
     ProcessBuilder builder =
         new ProcessBuilder(
                 java,
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
                 "-cp",
                 classpath,
                 HolderProcess.class.getName(),

@@ -103,6 +103,8 @@ final class ProcessCluster implements AutoCloseable {
   private Process startNode(int i) throws IOException {
     return new ProcessBuilder(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
             "-D" + ClusterNodeProcess.REPLICATOR + "=" + TestCluster.replicator(),
             "-cp",
             System.getProperty("java.class.path"),

@@ -41,6 +41,8 @@ class ServerPauseTest {
     server =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
                 "-cp",
                 classpath,
                 ServerProcess.class.getName(),
