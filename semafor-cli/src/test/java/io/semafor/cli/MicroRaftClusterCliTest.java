@@ -28,6 +28,7 @@ class MicroRaftClusterCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Process[] nodes = new Process[3];
+  private final Path[] logs = new Path[3];
 
   @AfterEach
   void stopNodes() throws InterruptedException {
@@ -61,6 +62,14 @@ class MicroRaftClusterCliTest {
     String servers =
         "127.0.0.1:" + client[0] + ",127.0.0.1:" + client[1] + ",127.0.0.1:" + client[2];
     String leader = awaitLeader(admins, "");
+    // an operator reads each leader change once, with its reason, and no WARN on a normal start
+    for (int i = 0; i < 3; i++) {
+      String id = "n" + (i + 1);
+      String said = id.equals(leader) ? id + " leads the group" : id + " follows " + leader;
+      int node = i;
+      await().atMost(Duration.ofSeconds(10)).until(() -> log(node).contains(said));
+      assertThat(log(i)).as(id + "'s log").doesNotContain(" WARN ");
+    }
     Finished create = CliProcess.run(servers, "create", "jobs", "3");
     assertThat(create.status()).as(create.err()).isZero();
     assertThat(memberStatus(admins, leader).get("replicator").asText()).isEqualTo("microraft");
@@ -73,6 +82,15 @@ class MicroRaftClusterCliTest {
     assertThat(inc.out()).as(inc.err()).isEqualTo("4");
     String next = awaitLeader(admins, leader);
     assertThat(next).isNotEqualTo(leader);
+    for (int i = 0; i < 3; i++) {
+      if (i != killed) {
+        // the followers saw the old leader go, then the new one come, or the new one take over
+        assertThat(log(i))
+            .containsAnyOf(
+                "n" + (i + 1) + " lost its leader " + leader + " (term ",
+                "), which replaced " + leader);
+      }
+    }
 
     nodes[killed] = startNode(dir, killed, peers, admin);
     // back from its log: a client that knows only its address is answered through the leader
@@ -92,10 +110,11 @@ class MicroRaftClusterCliTest {
             applied -> applied >= committed);
   }
 
-  private static Process startNode(Path dir, int i, String peers, int[] admin) throws IOException {
+  private Process startNode(Path dir, int i, String peers, int[] admin) throws IOException {
     String id = "n" + (i + 1);
+    logs[i] = dir.resolve(id + "-" + System.nanoTime() + ".log");
     return CliProcess.startRaw(
-        dir.resolve(id + "-" + System.nanoTime() + ".log"),
+        logs[i],
         "server",
         "--node-id",
         id,
@@ -111,6 +130,11 @@ class MicroRaftClusterCliTest {
         "microraft",
         "--durability",
         "fsync");
+  }
+
+  /** What node {@code i} has logged so far (its current process's log). */
+  private String log(int i) throws IOException {
+    return java.nio.file.Files.readString(logs[i]);
   }
 
   /** The id of a leader other than {@code not}, once a node reports itself leader (60 s). */

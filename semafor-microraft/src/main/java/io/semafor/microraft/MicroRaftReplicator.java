@@ -95,6 +95,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   /** When this member was made ({@link System#nanoTime}): how long a never-heard peer is silent. */
   private final long madeNanos = System.nanoTime();
 
+  /** Says each change of the leader once (the node's thread). */
+  private final LeaderChanges leaderChanges;
+
   /** The last report MicroRaft published, for {@link #status}. */
   private volatile @Nullable RaftNodeReport report;
 
@@ -118,6 +121,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     this.loop = new NodeLoop("semafor-microraft-" + config.nodeId(), scale);
     try {
       this.transport = new PeerTransport(self, loop, ssl);
+      this.leaderChanges = new LeaderChanges(config.nodeId());
     } catch (RuntimeException e) {
       loop.close();
       throw new UncheckedIOException(
@@ -652,6 +656,16 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     report = r;
     RaftEndpoint leader = r.getTerm().getLeaderEndpoint();
     leaderEndpoint = leader instanceof MemberEndpoint m ? m : null;
+    String line =
+        r.getStatus() == RaftNodeStatus.TERMINATED
+            ? null // closing, or removed: said elsewhere
+            : leaderChanges.observe(
+                r.getTerm().getTerm(),
+                leader == null ? "" : String.valueOf(leader.getId()),
+                id -> transport.heardFrom().millisSince(id, System.nanoTime()));
+    if (line != null) {
+      log.info(line);
+    }
     if (r.getRole() == RaftRole.LEADER && r.getStatus() != RaftNodeStatus.TERMINATED) {
       return; // it serves once its new-term entry applies (leaderReady)
     }
@@ -663,7 +677,6 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     String leaderId = leader == null ? "" : String.valueOf(leader.getId());
     if (!leaderId.equals(leadership.leaderId()) || leadership.isLeader()) {
       if (leadership.changedTo(leaderId)) {
-        log.info("{} no longer leads; the leader is {}", config.nodeId(), leaderId);
         Running run = running;
         if (run != null) {
           run.batcher().refuseAll();
@@ -752,7 +765,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       return;
     }
     leadership.becameLeader(applied.now());
-    log.info("{} leads the group", config.nodeId());
+    log.info("{} leads the group (term {})", config.nodeId(), term());
     listener.becameLeader();
   }
 }
