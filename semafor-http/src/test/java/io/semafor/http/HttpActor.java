@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.semafor.conformance.CaseRun;
 import io.semafor.conformance.Op;
 import io.semafor.conformance.Outcome;
 import java.io.IOException;
@@ -30,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * is mapped onto the kit's outcome (conformance/README.md §3–4): a 2xx body's fields (integers as
  * longs, ids as longs), or an error body's code and the argument its message names.
  */
-final class HttpActor {
+final class HttpActor implements CaseRun.Actor {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The operations an HTTP caller has: everything but a session's own. */
@@ -67,6 +68,16 @@ final class HttpActor {
     this.base = base;
     this.token = token;
     this.maxWaitMs = maxWaitMs;
+  }
+
+  /**
+   * Starts {@code op} over HTTP; an HTTP request is not withdrawn, so its {@code cancel} says it
+   * was not (the cases that cancel are skipped: they need a session).
+   */
+  @Override
+  public CaseRun.Started start(
+      Op op, JsonNode args, java.util.function.Function<String, CaseRun.Started> handles) {
+    return new CaseRun.Started(start(op, args), () -> false);
   }
 
   /**

@@ -3,12 +3,10 @@ package io.semafor.http;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.semafor.conformance.CaseParser;
+import io.semafor.conformance.CaseRun;
 import io.semafor.conformance.ConformanceCase;
-import io.semafor.conformance.Expectations;
 import io.semafor.conformance.Op;
-import io.semafor.conformance.Outcome;
 import io.semafor.conformance.Step;
-import io.semafor.conformance.Step.AwaitStep;
 import io.semafor.conformance.Step.EnvStep;
 import io.semafor.conformance.Step.OpStep;
 import io.semafor.embedded.EmbeddedSemafor;
@@ -16,16 +14,10 @@ import io.semafor.server.ServerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
@@ -42,12 +34,6 @@ import org.junit.jupiter.api.TestFactory;
 class HttpConformanceTest {
   /** Where the kit is: the repository's conformance/, beside this module. */
   static final Path KIT = Path.of(System.getProperty("semafor.conformance.dir", "../conformance"));
-
-  /** How long a plain (not started) operation may take before the case fails. */
-  private static final long STEP_MS = CaseParser.DEFAULT_AWAIT_MS;
-
-  /** How often a {@code within_ms} read is repeated. */
-  private static final long POLL_MS = 20;
 
   @TestFactory
   Stream<DynamicTest> singleNode() throws IOException {
@@ -128,115 +114,13 @@ class HttpConformanceTest {
                 "conformance-" + name,
                 HttpConfig.DEFAULTS.maxWait().toMillis()));
       }
-      new Run(kase, actors).steps();
-    }
-  }
-
-  /** One case's run: its actors, its open handles, its variables. */
-  private record Run(
-      ConformanceCase kase,
-      Map<String, HttpActor> actors,
-      Map<String, CompletableFuture<Outcome>> handles,
-      Expectations expectations) {
-
-    Run(ConformanceCase kase, Map<String, HttpActor> actors) {
-      this(kase, actors, new HashMap<>(), new Expectations());
-    }
-
-    void steps() throws InterruptedException {
-      for (Step step : kase.steps()) {
-        try {
-          if (step instanceof OpStep s) {
-            op(s);
-          } else if (step instanceof AwaitStep s) {
-            await(s);
-          } else {
-            Thread.sleep(((EnvStep) step).ms()); // wait_ms: the only env step run here
-          }
-        } catch (AssertionError | RuntimeException e) {
-          throw new AssertionError(
-              kase.name()
-                  + ", step "
-                  + step.index()
-                  + (step.note() == null ? "" : " (" + step.note() + ")")
-                  + ": "
-                  + e.getMessage()
-                  + "; variables "
-                  + expectations.variables(),
-              e);
-        }
-      }
-    }
-
-    private void op(OpStep s) throws InterruptedException {
-      HttpActor actor = actors.get(s.actor());
-      if (actor == null) {
-        throw new AssertionError("no actor " + s.actor());
-      }
-      if (s.start() != null) {
-        handles.put(s.start(), actor.start(s.op(), expectations.resolve(s.args())));
-        return;
-      }
-      long deadline =
-          System.nanoTime()
-              + TimeUnit.MILLISECONDS.toNanos(Optional.ofNullable(s.withinMs()).orElse(0L));
-      while (true) {
-        Outcome outcome = outcome(actor.start(s.op(), expectations.resolve(s.args())), STEP_MS);
-        Optional<String> mismatch = expectations.mismatch(s.expect(), outcome);
-        if (mismatch.isEmpty()) {
-          expectations.bind(s.bind(), outcome);
-          return;
-        }
-        if (s.withinMs() == null || System.nanoTime() > deadline) {
-          throw new AssertionError(
-              s.actor()
-                  + " "
-                  + s.op().wireName()
-                  + " "
-                  + s.args()
-                  + ": "
-                  + mismatch.get()
-                  + (s.withinMs() == null ? "" : " (still, after " + s.withinMs() + " ms)"));
-        }
-        Thread.sleep(POLL_MS);
-      }
-    }
-
-    private void await(AwaitStep s) throws InterruptedException {
-      CompletableFuture<Outcome> started = handles.get(s.handle());
-      if (started == null) {
-        throw new AssertionError("no open handle " + s.handle());
-      }
-      if (s.pendingAfterMs() != null) {
-        try {
-          Outcome done = started.get(s.pendingAfterMs(), TimeUnit.MILLISECONDS);
-          throw new AssertionError(
-              s.handle() + ": expected still pending, but it completed with " + done);
-        } catch (TimeoutException expected) {
-          return;
-        } catch (ExecutionException e) {
-          throw new AssertionError(s.handle() + ": expected still pending, but it ended: " + e, e);
-        }
-      }
-      Outcome outcome = outcome(started, s.withinMs());
-      handles.remove(s.handle());
-      Optional<String> mismatch = expectations.mismatch(s.expect(), outcome);
-      if (mismatch.isPresent()) {
-        throw new AssertionError(s.handle() + ": " + mismatch.get());
-      }
-      expectations.bind(s.bind(), outcome);
-    }
-
-    /** Waits up to {@code ms} for the answer; none by then (or no HTTP answer) fails the case. */
-    private static Outcome outcome(CompletableFuture<Outcome> started, long ms)
-        throws InterruptedException {
-      try {
-        return started.get(ms, TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        throw new AssertionError("the HTTP request failed: " + e.getCause(), e.getCause());
-      } catch (TimeoutException e) {
-        throw new AssertionError("no answer within " + ms + " ms", e);
-      }
+      // only wait_ms among the environment steps: the others are skipped above
+      CaseRun.run(
+          kase,
+          actors,
+          step -> {
+            throw new AssertionError("no " + step.kind() + " over HTTP");
+          });
     }
   }
 }

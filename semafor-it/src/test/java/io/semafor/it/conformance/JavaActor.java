@@ -5,11 +5,15 @@ import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
+import io.semafor.client.SemaforException;
 import io.semafor.client.SemaphoreInfo;
 import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.client.WaitMany;
+import io.semafor.conformance.CaseRun;
+import io.semafor.conformance.CaseRun.Started;
 import io.semafor.conformance.Op;
+import io.semafor.conformance.Outcome;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -17,9 +21,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.function.LongFunction;
 
@@ -28,11 +35,7 @@ import java.util.function.LongFunction;
  * asynchronous API (conformance/README.md, "Operations"), so that an operation can be started and
  * awaited later, and cancelled through its future as a caller would.
  */
-final class JavaActor {
-  /**
-   * An operation under way: the client's own future (cancelled by {@code cancel}) and its result.
-   */
-  record Started(CompletableFuture<?> future, Function<Object, Map<String, Object>> result) {}
+final class JavaActor implements CaseRun.Actor {
 
   private final SemaforClient client;
   private final LongFunction<String> actorOfSession;
@@ -54,7 +57,8 @@ final class JavaActor {
   }
 
   /** Starts {@code op} with resolved {@code args}; {@code handles} finds a handle's operation. */
-  Started start(Op op, JsonNode args, Function<String, Started> handles) {
+  @Override
+  public Started start(Op op, JsonNode args, Function<String, Started> handles) {
     return switch (op) {
       case CREATE -> {
         SemaphoreOptions options = SemaphoreOptions.DEFAULT;
@@ -140,7 +144,7 @@ final class JavaActor {
             });
       }
       case CANCEL -> {
-        boolean cancelled = handles.apply(args.get("handle").asText()).future().cancel(true);
+        boolean cancelled = handles.apply(args.get("handle").asText()).cancel().getAsBoolean();
         yield started(CompletableFuture.completedFuture(cancelled), c -> fields());
       }
       case CLOSE -> started(CompletableFuture.runAsync(client::close), v -> fields());
@@ -299,10 +303,37 @@ final class JavaActor {
     return ms == -1 ? ChronoUnit.FOREVER.getDuration() : Duration.ofMillis(ms);
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * The operation {@code future} is, in the kit's terms: its result's fields, the error code it
+   * failed with, or cancelled; cancelled through the client's own future, as a caller would.
+   */
   private static <T> Started started(
       CompletableFuture<T> future, Function<? super T, Map<String, Object>> result) {
-    return new Started(future, value -> result.apply((T) value));
+    return new Started(
+        future.handle(
+            (value, thrown) ->
+                thrown == null ? new Outcome.Result(result.apply(value)) : failure(thrown)),
+        () -> future.cancel(true));
+  }
+
+  /**
+   * How a client call that threw ended: cancelled, or refused with a code.
+   *
+   * @throws AssertionError if it failed with something other than an error code
+   */
+  private static Outcome failure(Throwable thrown) {
+    Throwable t = thrown;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof CancellationException) {
+      return new Outcome.Cancelled();
+    }
+    if (!(t instanceof SemaforException e)) {
+      throw new AssertionError("the client failed with something other than an error code", t);
+    }
+    return Outcome.Failure.of(e.code().name(), e.getMessage() == null ? "" : e.getMessage());
   }
 
   /** An ordered map of alternating keys and values; ints become longs, lists of them too. */
