@@ -171,6 +171,14 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     return channel;
   }
 
+  /** The deferred flush of this connection's watch events (on its channel's loop). */
+  private final DeferredFlush watchFlush = new DeferredFlush();
+
+  /** The deferred flush of this connection's watch events; used on its channel's loop only. */
+  DeferredFlush watchFlush() {
+    return watchFlush;
+  }
+
   /** A read in flight: where and under which id to answer it. */
   record PendingRead(Connection connection, long id) {}
 

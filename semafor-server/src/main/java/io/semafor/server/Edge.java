@@ -540,13 +540,13 @@ final class Edge implements ApplyListener {
             new EncodedFrame(
                 WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state));
         queued += frame.body().length;
-        outbox.add(connection, frame);
+        outbox.addWatchEvent(connection, frame);
         return;
       }
       ServerFrame frame =
           ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build();
       queued += frame.getSerializedSize();
-      outbox.add(connection, frame);
+      outbox.addWatchEvent(connection, frame);
     }
 
     /** Whether any of its watches was left behind (then a catch-up is asked for). */

@@ -24,8 +24,8 @@ final class Outbox {
   private final List<Channel> channels = new ArrayList<>();
 
   /**
-   * Each a {@link ServerFrame}, an {@link EncodedFrame} (what the channel's encoders take), or a
-   * {@link ReadAnswer} (a ServerFrame that frees a read's slot once written).
+   * Each a {@link ServerFrame}, a {@link ReadAnswer} (a ServerFrame that frees a read's slot once
+   * written), or a {@link WatchFrame} (a ServerFrame or an {@link EncodedFrame}, flushed late).
    */
   private final List<Object> frames = new ArrayList<>();
 
@@ -52,10 +52,22 @@ final class Outbox {
   /** A read's answer and the connection whose read it answers. */
   private record ReadAnswer(Connection connection, ServerFrame frame) {}
 
-  /** Queues a frame already encoded (a watch event, decision 0041). */
-  void add(Connection connection, EncodedFrame frame) {
-    queue(connection, frame);
+  /**
+   * Queues a watch event for {@code connection}: a {@link ServerFrame}, or an {@link EncodedFrame}
+   * (a changed state encoded once for every watcher, decision 0041). Written with the batch, but
+   * flushed at the end of its loop's turn ({@link DeferredFlush}) unless an answer to the same
+   * connection flushes it first.
+   */
+  void addWatchEvent(Connection connection, Object frame) {
+    Channel channel = connection.channel();
+    if (channel != null) {
+      channels.add(channel);
+      frames.add(new WatchFrame(connection, frame));
+    }
   }
+
+  /** A watch event and the connection whose deferred flush sends it. */
+  private record WatchFrame(Connection connection, Object frame) {}
 
   private void queue(Connection connection, Object frame) {
     Channel channel = connection.channel();
@@ -104,7 +116,7 @@ final class Outbox {
       for (int i = 0; i < n; i++) {
         Channel channel = channels.get(i);
         if (channel.eventLoop().inEventLoop()) {
-          channel.flush(); // nothing to do for a channel already flushed
+          flush(channel, frames.get(i)); // nothing to do for a channel already flushed
         }
       }
     }
@@ -131,9 +143,21 @@ final class Outbox {
     }
   }
 
+  /** Flushes {@code channel} after writing {@code frame}: now, or at the end of the turn. */
+  private static void flush(Channel channel, Object frame) {
+    if (frame instanceof WatchFrame watch) {
+      watch.connection().watchFlush().soon(channel);
+    } else {
+      channel.flush();
+    }
+  }
+
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
   private static void write(Channel channel, Object frame) {
-    Object written = frame instanceof ReadAnswer answer ? answer.frame() : frame;
+    Object written =
+        frame instanceof ReadAnswer answer
+            ? answer.frame()
+            : frame instanceof WatchFrame watch ? watch.frame() : frame;
     if (channel.isActive()) {
       channel.write(written, channel.voidPromise());
     }
@@ -159,8 +183,8 @@ final class Outbox {
       for (int i = 0; i < channels.size(); i++) {
         write(channels.get(i), frames.get(i));
       }
-      for (Channel channel : channels) {
-        channel.flush();
+      for (int i = 0; i < channels.size(); i++) {
+        flush(channels.get(i), frames.get(i));
       }
     }
   }
