@@ -79,25 +79,6 @@ public final class Link implements AutoCloseable {
   private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final long NUDGE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-  /**
-   * While anything waits for the server and nothing came from it for this long, a plain keep-alive
-   * goes out as a probe: a live server answers it at once, even while a commit stalls.
-   */
-  static final long PROBE_AFTER = TimeUnit.MILLISECONDS.toNanos(250);
-
-  /**
-   * A probe unanswered for this long means the server stopped answering (SIGSTOP, a long GC pause,
-   * a stalled VM): the connection is left for another address rather than waited for, and its
-   * unanswered requests go again, in id order, to whoever leads now (protocol.md §2).
-   */
-  static final long ANSWER_DEADLINE = TimeUnit.MILLISECONDS.toNanos(750);
-
-  /**
-   * An address left because it went silent is dialled only when no other address is left, for this
-   * long: a follower that has not heard of the election yet still names it as the leader.
-   */
-  static final long AVOID_SILENT = TimeUnit.SECONDS.toNanos(3);
-
   private final LinkConfig config;
   private final long keepAliveNanos;
   private final Object writeLock = new Object();
@@ -165,11 +146,8 @@ public final class Link implements AutoCloseable {
   /** The server said the session ended (a Fatal SESSION_EXPIRED): the io thread reports it. */
   private volatile long expiredSessionId;
 
-  /** When the io thread sent the probe not yet answered by any frame (nanoTime); 0 if none. */
-  private long probeSentAt;
-
-  /** Addresses that went silent, and until when ({@code nanoTime}) they are dialled last. */
-  private final ConcurrentHashMap<String, Long> silentUntil = new ConcurrentHashMap<>();
+  /** A server that stops answering is left, and its address avoided for a while. */
+  private final Silence silence = new Silence();
 
   /** When the current connection was adopted (nanoTime); 0 before the first. */
   private volatile long adoptedAt;
@@ -306,24 +284,15 @@ public final class Link implements AutoCloseable {
    */
   private Dialer.Outcome<Opened> dial(long resume) {
     long now = System.nanoTime();
-    List<InetSocketAddress> order = new ArrayList<>();
     InetSocketAddress leader = preferred;
-    if (leader != null) {
-      preferred = null;
-      if (!silent(leader, now)) {
-        order.add(leader);
-      }
-    }
+    preferred = null;
     List<InetSocketAddress> all = config.addresses();
     int first = Math.floorMod(addressIndex++, all.size());
-    List<InetSocketAddress> silent = new ArrayList<>();
+    List<InetSocketAddress> rotation = new ArrayList<>();
     for (int i = 0; i < all.size(); i++) {
-      InetSocketAddress a = all.get((first + i) % all.size());
-      (silent(a, now) ? silent : order).add(a);
+      rotation.add(all.get((first + i) % all.size()));
     }
-    if (order.isEmpty()) {
-      order.addAll(silent); // nothing else to try: a silent address may be back
-    }
+    List<InetSocketAddress> order = silence.order(leader, rotation, now);
     ClientFrame resumeHello = hello(resume);
     ClientFrame newHello = resume == 0 ? resumeHello : hello(0);
     Dialer<Opened> dialer =
@@ -333,19 +302,9 @@ public final class Link implements AutoCloseable {
             address -> handshake(address, resume, resumeHello, newHello),
             notLeader -> {
               InetSocketAddress named = notLeader.leaderAddress();
-              return named == null || silent(named, System.nanoTime()) ? null : named;
+              return named == null || silence.avoided(named, System.nanoTime()) ? null : named;
             });
     return dialer.race(order);
-  }
-
-  /** Whether {@code address} went silent less than {@link #AVOID_SILENT} ago. */
-  private boolean silent(InetSocketAddress address, long now) {
-    Long until = silentUntil.get(addressKey(address));
-    return until != null && until - now > 0;
-  }
-
-  private static String addressKey(InetSocketAddress a) {
-    return a.getHostString() + ":" + a.getPort();
   }
 
   /**
@@ -977,25 +936,20 @@ public final class Link implements AutoCloseable {
    */
   private boolean wentSilent(Wire w, long now) {
     long heard = lastFrame;
-    if (probeSentAt != 0) {
-      if (heard - probeSentAt >= 0) {
-        probeSentAt = 0; // answered, or anything else came: the server is there
-      } else if (now - probeSentAt >= ANSWER_DEADLINE) {
-        long waited = TimeUnit.NANOSECONDS.toMillis(now - heard);
-        probeSentAt = 0;
-        silentUntil.put(addressKey(w.address()), now + AVOID_SILENT);
+    boolean waiting = !(requests.isEmpty() && reads.isEmpty() && unconfirmedAcks.isEmpty());
+    switch (silence.tick(now, heard, waiting)) {
+      case PROBE -> keepAlive(false);
+      case LEAVE -> {
+        silence.left(w.address(), now);
         broken(
             w,
             new IOException(
-                "nothing from the server for " + waited + " ms, a probe unanswered: it is frozen"));
+                "nothing from the server for "
+                    + TimeUnit.NANOSECONDS.toMillis(now - heard)
+                    + " ms, a probe unanswered: it is frozen"));
         return true;
       }
-      return false;
-    }
-    if (now - heard >= PROBE_AFTER
-        && !(requests.isEmpty() && reads.isEmpty() && unconfirmedAcks.isEmpty())) {
-      probeSentAt = now;
-      keepAlive(false);
+      case NONE -> {}
     }
     return false;
   }
