@@ -114,9 +114,9 @@ class ClusterFaultTest {
         () -> {
           try {
             long pid = cluster().node(leader()).pid();
-            signal("STOP", pid);
+            ProcessCluster.signal("STOP", pid);
             Thread.sleep(4_000); // past the 1-2 s election timeout: the others elect
-            signal("CONT", pid); // the old leader wakes up deposed
+            ProcessCluster.signal("CONT", pid); // the old leader wakes up deposed
           } catch (Exception e) {
             throw new IllegalStateException(e);
           }
@@ -175,7 +175,7 @@ class ClusterFaultTest {
       counter.create(0);
       int follower = (leader() + 1) % 3;
       Process victim = cluster().node(follower);
-      signal("STOP", victim.pid());
+      ProcessCluster.signal("STOP", victim.pid());
       long added = 0;
       long thaw = System.nanoTime() + Duration.ofSeconds(65).toNanos();
       while (System.nanoTime() < thaw) {
@@ -183,7 +183,7 @@ class ClusterFaultTest {
         added++;
         Thread.sleep(50);
       }
-      signal("CONT", victim.pid());
+      ProcessCluster.signal("CONT", victim.pid());
       awaitCaughtUp(follower);
       assertThat(victim.isAlive()).as("the follower is still the same process").isTrue();
       assertThat(counter.value()).isEqualTo(added);
@@ -203,9 +203,5 @@ class ClusterFaultTest {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200))
         .until(() -> cluster().clusterNumber(i, "appliedIndex") >= commit);
-  }
-
-  private static void signal(String name, long pid) throws Exception {
-    ProcessCluster.signal(name, pid);
   }
 }
