@@ -141,8 +141,15 @@ enum Fault {
   /** The least {@link #PACKET_DELAY} holds a chunk, each way. */
   static final long DELAY_MIN_MILLIS = 50;
 
-  /** The most {@link #PACKET_DELAY} holds a chunk, each way: still below an election timeout. */
-  static final long DELAY_MAX_MILLIS = 250;
+  /**
+   * The most {@link #PACKET_DELAY} holds a chunk, each way: a round trip between members stays
+   * under the default election timeout's low end (300 ms), Raft's timing rule (docs/cluster.md,
+   * "The network a cluster needs"). At 250 ms each way, round trips of up to 500 ms made a
+   * MicroRaft leader step down again and again (it gives up when no majority answered within that
+   * low end): the group had no usable leader for 4 to 11 s in one run of three, and for over 30 s
+   * in one of about 25 on a loaded machine.
+   */
+  static final long DELAY_MAX_MILLIS = 100;
 
   /** The share of packets {@link #PACKET_LOSS} drops. */
   static final double LOSS = 0.25;

@@ -4,15 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,7 +29,27 @@ import org.junit.jupiter.api.io.TempDir;
  * iptables makes the others elect a new one, and healing lets the old one rejoin.
  */
 class NetworkedClusterTest {
-  @TempDir Path dir = Path.of("set-by-junit");
+  @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
+  Path dir = Path.of("set-by-junit");
+
+  /** A failed test prints the end of each node's log: a CI run's output is all one gets. */
+  @RegisterExtension
+  final TestWatcher nodeLogsOnFailure =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, @Nullable Throwable cause) {
+          for (FaultNode n : nodes) {
+            Path log = dir.resolve(n.id()).resolve("node.log");
+            try (Stream<String> lines = Files.lines(log)) {
+              List<String> all = lines.filter(l -> !l.startsWith("\tat ")).toList();
+              System.err.println("---- the end of " + log);
+              all.subList(Math.max(0, all.size() - 60), all.size()).forEach(System.err::println);
+            } catch (IOException | UncheckedIOException e) {
+              System.err.println("---- " + log + " unreadable: " + e);
+            }
+          }
+        }
+      };
 
   private TestNetwork network;
   private final List<FaultNode> nodes = new ArrayList<>();
