@@ -1,12 +1,15 @@
 package io.semafor.cli;
 
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.http.HttpConfig;
 import io.semafor.http.HttpOptions;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
+import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Logging;
 import io.semafor.server.Main;
@@ -174,13 +177,25 @@ final class ServerCommand implements Callable<Integer> {
       MicroRaftConfig microConfig = microRaft(cluster, peerTls);
       Main.run(
           config,
-          (machine, listener) -> MicroRaftReplicator.start(microConfig, machine, listener),
+          new ReplicatorFactory() {
+            @Override
+            public <C, R, S> Replicator<C, R, S> create(
+                SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+              return MicroRaftReplicator.start(microConfig, machine, listener);
+            }
+          },
           api);
       return ExitCodes.OK;
     }
     Main.run(
         config,
-        (machine, listener) -> RaftReplicator.start(cluster, machine, listener, peerTls),
+        new ReplicatorFactory() {
+          @Override
+          public <C, R, S> Replicator<C, R, S> create(
+              SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+            return RaftReplicator.start(cluster, machine, listener, peerTls);
+          }
+        },
         api);
     return ExitCodes.OK;
   }

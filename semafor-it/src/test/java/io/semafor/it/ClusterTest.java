@@ -261,7 +261,7 @@ class ClusterTest {
   @Test
   void aMembershipChangeNamingNoMemberIsRefusedAndChangesNothing() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, 100_000)) {
-      Replicator any = cluster.replicator(cluster.awaitLeader());
+      Replicator<?, ?, ?> any = cluster.replicator(cluster.awaitLeader());
       assertThatThrownBy(() -> any.removeMember("n9"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("member: n9");

@@ -3,6 +3,7 @@ package io.semafor.it;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.embedded.FreePorts;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
@@ -10,8 +11,10 @@ import io.semafor.microraft.MicroRaftSeed;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.raft.RaftRestore;
+import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -63,7 +66,7 @@ final class TestCluster implements AutoCloseable {
   private boolean admin;
 
   private final @Nullable SemaforServer[] servers = new SemaforServer[MAX_NODES];
-  private final @Nullable Replicator[] replicators = new Replicator[MAX_NODES];
+  private final @Nullable Replicator<?, ?, ?>[] replicators = new Replicator<?, ?, ?>[MAX_NODES];
 
   private TestCluster(int size, Path dir, long snapshotEvery, long logSegmentBytes) {
     this.dir = dir;
@@ -180,18 +183,22 @@ final class TestCluster implements AutoCloseable {
             snapshotEvery,
             logSegmentBytes,
             join);
-    AtomicReference<Replicator> made = new AtomicReference<>();
+    AtomicReference<Replicator<?, ?, ?>> made = new AtomicReference<>();
     try {
       servers[i] =
           SemaforServer.start(
               ServerConfig.builder().port(self.clientPort()).adminPort(admin ? 0 : -1).build(),
-              (machine, listener) -> {
-                Replicator r =
-                    microRaft()
-                        ? MicroRaftReplicator.start(microRaftConfig(config), machine, listener)
-                        : RaftReplicator.start(config, machine, listener);
-                made.set(r);
-                return r;
+              new ReplicatorFactory() {
+                @Override
+                public <C, R, S> Replicator<C, R, S> create(
+                    SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+                  Replicator<C, R, S> r =
+                      microRaft()
+                          ? MicroRaftReplicator.start(microRaftConfig(config), machine, listener)
+                          : RaftReplicator.start(config, machine, listener);
+                  made.set(r);
+                  return r;
+                }
               });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -220,11 +227,11 @@ final class TestCluster implements AutoCloseable {
    * to} leads.
    */
   void transferLeadership(int from, int to) {
-    Replicator r = replicator(from);
-    if (r instanceof RaftReplicator ratis) {
+    Replicator<?, ?, ?> r = replicator(from);
+    if (r instanceof RaftReplicator<?, ?, ?> ratis) {
       ratis.transferLeadership(id(to), Duration.ofSeconds(20));
     } else {
-      ((MicroRaftReplicator) r).transferLeadership(id(to), Duration.ofSeconds(20));
+      ((MicroRaftReplicator<?, ?, ?>) r).transferLeadership(id(to), Duration.ofSeconds(20));
     }
     await().atMost(Duration.ofSeconds(20)).until(() -> replicator(to).isLeader());
   }
@@ -249,8 +256,8 @@ final class TestCluster implements AutoCloseable {
   }
 
   /** Node {@code i}'s replicator; it must be running. */
-  Replicator replicator(int i) {
-    Replicator r = replicators[i];
+  Replicator<?, ?, ?> replicator(int i) {
+    Replicator<?, ?, ?> r = replicators[i];
     if (r == null) {
       throw new IllegalStateException("node " + i + " is not running");
     }
@@ -272,7 +279,7 @@ final class TestCluster implements AutoCloseable {
 
   private int leaderOrMinusOne() {
     for (int i = 0; i < replicators.length; i++) {
-      Replicator r = replicators[i];
+      Replicator<?, ?, ?> r = replicators[i];
       if (r != null && r.isLeader()) {
         return i;
       }

@@ -9,13 +9,16 @@ import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.TlsConfig;
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.embedded.FreePorts;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
@@ -51,7 +54,7 @@ class TlsClusterTest {
   @TempDir Path dir = Path.of("set-by-junit");
 
   private final List<SemaforServer> servers = new ArrayList<>();
-  private final List<Replicator> replicators = new ArrayList<>();
+  private final List<Replicator<?, ?, ?>> replicators = new ArrayList<>();
   private final List<ClusterConfig.Peer> peers = new ArrayList<>();
 
   @AfterEach
@@ -93,7 +96,7 @@ class TlsClusterTest {
           ClusterConfig.of(
                   self.id(), peers, dir.resolve(self.id()), ClusterConfig.Durability.REPLICATED)
               .withElectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2));
-      AtomicReference<Replicator> made = new AtomicReference<>();
+      AtomicReference<Replicator<?, ?, ?>> made = new AtomicReference<>();
       PeerTls tls = new PeerTls(cert.cert(), cert.key(), ca, peerNames);
       servers.add(
           SemaforServer.start(
@@ -102,22 +105,26 @@ class TlsClusterTest {
                   .tls(ServerTls.load(cert.cert(), cert.key(), null, null))
                   .security(security.get(i))
                   .build(),
-              (machine, listener) -> {
-                Replicator r =
-                    replicator.equals("ratis")
-                        ? RaftReplicator.start(config, machine, listener, tls)
-                        : MicroRaftReplicator.start(
-                            MicroRaftConfig.of(
-                                    self.id(),
-                                    peers.stream().map(ClusterConfig.Peer::member).toList(),
-                                    config.dataDir(),
-                                    false,
-                                    Duration.ofSeconds(1))
-                                .withTls(tls),
-                            machine,
-                            listener);
-                made.set(r);
-                return r;
+              new ReplicatorFactory() {
+                @Override
+                public <C, R, S> Replicator<C, R, S> create(
+                    SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+                  Replicator<C, R, S> r =
+                      replicator.equals("ratis")
+                          ? RaftReplicator.start(config, machine, listener, tls)
+                          : MicroRaftReplicator.start(
+                              MicroRaftConfig.of(
+                                      self.id(),
+                                      peers.stream().map(ClusterConfig.Peer::member).toList(),
+                                      config.dataDir(),
+                                      false,
+                                      Duration.ofSeconds(1))
+                                  .withTls(tls),
+                              machine,
+                              listener);
+                  made.set(r);
+                  return r;
+                }
               }));
       replicators.add(made.get());
     }

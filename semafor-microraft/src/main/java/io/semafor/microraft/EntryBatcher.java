@@ -4,6 +4,7 @@ import io.microraft.RaftNode;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,12 +22,16 @@ import org.jspecify.annotations.Nullable;
  * replicating waits and goes into the next entry, so a commit round carries as many commands as
  * arrived during the previous one. Reads and snapshots queue with the commands and travel in the
  * same entries, so each sees what was submitted before it. Keeps what each entry must answer until
- * the state machine applies it ({@link #contextsOf}) or MicroRaft refuses it.
+ * the state machine applies it ({@link #askedOf}) or MicroRaft refuses it.
  *
  * <p>Thread-safe: {@link #submit}, {@link #read} and {@link #snapshot} may be called on any thread
  * and never wait; MicroRaft takes each entry onto its node's thread.
+ *
+ * @param <C> what a command's asker gives ({@link io.semafor.replication.Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-final class EntryBatcher {
+final class EntryBatcher<C, R, S> {
   /** Items in one entry at most. */
   static final int MAX_ITEMS = 8192;
 
@@ -40,17 +45,14 @@ final class EntryBatcher {
   /** Entries MicroRaft puts in one append request: 32 × 1 MiB is half the 64 MiB frame. */
   static final int ENTRIES_PER_APPEND = 32;
 
-  /** An item to send, and where its answer goes. */
-  private record Pending(Entry.Item item, @Nullable Object context) {}
-
   private final String nodeId;
   private final RaftNode node;
   private final int entriesInFlight;
-  private final ApplyListener listener;
+  private final ApplyListener<C, R, S> listener;
   private final LongSupplier logTime;
   private final Supplier<String> leaderHint;
 
-  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Asked<C, R, S>> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final ReentrantLock sendLock = new ReentrantLock();
 
@@ -63,13 +65,13 @@ final class EntryBatcher {
   private final AtomicLong nextId = new AtomicLong();
 
   /** What each entry this member sent carries, by batch number, until applied or refused. */
-  private final ConcurrentHashMap<Long, List<Pending>> sent = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, List<Asked<C, R, S>>> sent = new ConcurrentHashMap<>();
 
   EntryBatcher(
       String nodeId,
       RaftNode node,
       int entriesInFlight,
-      ApplyListener listener,
+      ApplyListener<C, R, S> listener,
       LongSupplier logTime,
       Supplier<String> leaderHint) {
     this.nodeId = nodeId;
@@ -80,30 +82,27 @@ final class EntryBatcher {
     this.leaderHint = leaderHint;
   }
 
-  void submit(Command command, @Nullable Object context) {
-    queue.add(new Pending(new Entry.Op(command), context));
+  void submit(Command command, @Nullable C context) {
+    queue.add(Asked.Op.of(command, context));
     send();
   }
 
-  void read(Query query, @Nullable Object context) {
-    queue.add(new Pending(new Entry.Read(nextId.incrementAndGet(), query), context));
+  void read(Query query, @Nullable R context) {
+    queue.add(new Asked.Read<>(new Entry.Read(nextId.incrementAndGet(), query), context));
     send();
   }
 
-  void snapshot(@Nullable Object context) {
-    queue.add(new Pending(new Entry.Snapshot(nextId.incrementAndGet()), context));
+  void snapshot(@Nullable S context) {
+    queue.add(new Asked.Snapshot<>(new Entry.Snapshot(nextId.incrementAndGet()), context));
     send();
   }
 
-  /** The contexts of a batch, taken: null if another member proposed it or it was refused. */
-  @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
-    List<Pending> pending = origin.equals(nodeId) ? sent.remove(batch) : null;
-    if (pending == null) {
-      return null;
-    }
-    List<@Nullable Object> contexts = new ArrayList<>(pending.size());
-    pending.forEach(p -> contexts.add(p.context()));
-    return contexts;
+  /**
+   * What a batch's items were asked with, taken, in the entry's order: null if another member
+   * proposed it or it was refused.
+   */
+  @Nullable List<Asked<C, R, S>> askedOf(String origin, long batch) {
+    return origin.equals(nodeId) ? sent.remove(batch) : null;
   }
 
   /** Entries sent and not yet committed or refused. */
@@ -118,24 +117,14 @@ final class EntryBatcher {
    */
   void refuseAll() {
     String hint = leaderHint.get();
-    for (Pending p; (p = queue.poll()) != null; ) {
-      refuse(p.item(), p.context(), hint);
+    for (Asked<C, R, S> p; (p = queue.poll()) != null; ) {
+      p.refuse(listener, hint);
     }
     for (Long batch : List.copyOf(sent.keySet())) {
-      List<Pending> pending = sent.remove(batch);
+      List<Asked<C, R, S>> pending = sent.remove(batch);
       if (pending != null) {
-        pending.forEach(p -> refuse(p.item(), p.context(), hint));
+        pending.forEach(p -> p.refuse(listener, hint));
       }
-    }
-  }
-
-  private void refuse(Entry.Item item, @Nullable Object context, String hint) {
-    if (item instanceof Entry.Op op) {
-      listener.refused(op.command(), context, hint);
-    } else if (item instanceof Entry.Read read) {
-      listener.readRefused(read.query(), context, hint);
-    } else {
-      listener.snapshotRefused(context, hint);
     }
   }
 
@@ -152,8 +141,8 @@ final class EntryBatcher {
       }
       try {
         while (!queue.isEmpty() && inFlight.get() < entriesInFlight) {
-          List<Pending> batch = new ArrayList<>();
-          for (Pending p; batch.size() < MAX_ITEMS && (p = queue.poll()) != null; ) {
+          List<Asked<C, R, S>> batch = new ArrayList<>();
+          for (Asked<C, R, S> p; batch.size() < MAX_ITEMS && (p = queue.poll()) != null; ) {
             batch.add(p);
           }
           if (batch.isEmpty()) {
@@ -170,7 +159,7 @@ final class EntryBatcher {
 
   /** Replicates {@code batch} as one entry, or as two halves if it would pass the size cap. */
   @SuppressWarnings("FutureReturnValueIgnored") // the callback handles both outcomes
-  private void replicate(List<Pending> batch) {
+  private void replicate(List<Asked<C, R, S>> batch) {
     List<Entry.Item> items = new ArrayList<>(batch.size());
     batch.forEach(p -> items.add(p.item()));
     long number = nextBatch.incrementAndGet();
@@ -200,13 +189,13 @@ final class EntryBatcher {
 
   /** MicroRaft did not commit this entry (it may later): refuses what was not answered. */
   private void refuseBatch(long number) {
-    List<Pending> batch = sent.remove(number);
+    List<Asked<C, R, S>> batch = sent.remove(number);
     if (batch == null) {
       return; // applied already, or refused with the rest
     }
     String hint = leaderHint.get();
-    for (Pending p : batch) {
-      refuse(p.item(), p.context(), hint);
+    for (Asked<C, R, S> p : batch) {
+      p.refuse(listener, hint);
     }
   }
 }

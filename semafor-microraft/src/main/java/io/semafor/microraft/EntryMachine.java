@@ -7,6 +7,7 @@ import io.semafor.core.Outcome;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -38,8 +39,12 @@ import org.slf4j.LoggerFactory;
  * <p>Snapshots are the core's snapshot format cut into chunks of {@link #CHUNK_BYTES}.
  *
  * <p>Called only on the node's thread; {@link #lastLogTime} may be read on any thread.
+ *
+ * @param <C> what a command's asker gives ({@link io.semafor.replication.Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-final class EntryMachine implements StateMachine {
+final class EntryMachine<C, R, S> implements StateMachine {
   private static final Logger log = LoggerFactory.getLogger(EntryMachine.class);
 
   /** A snapshot travels in chunks of this size. */
@@ -49,9 +54,12 @@ final class EntryMachine implements StateMachine {
   private static final byte NEW_TERM = (byte) 0x7e;
 
   /** What the replicator hears from its state machine. */
-  interface Owner {
-    /** The contexts of a batch this member proposed, or null if another member proposed it. */
-    @Nullable List<@Nullable Object> contextsOf(String origin, long batch);
+  interface Owner<C, R, S> {
+    /**
+     * What the items of a batch this member proposed were asked with, in order; null if another
+     * member proposed it.
+     */
+    @Nullable List<Asked<C, R, S>> askedOf(String origin, long batch);
 
     /** The term this member leads now, or -1: read on the node's thread. */
     int termLed();
@@ -66,8 +74,8 @@ final class EntryMachine implements StateMachine {
   }
 
   private final Limits limits;
-  private final ApplyListener listener;
-  private final Owner owner;
+  private final ApplyListener<C, R, S> listener;
+  private final Owner<C, R, S> owner;
   private SemaphoreMachine machine;
 
   /** The log time of the last applied command, for {@link #lastLogTime}. */
@@ -76,7 +84,7 @@ final class EntryMachine implements StateMachine {
   /** The index of the last entry applied (or snapshot installed), for status. */
   private volatile long appliedIndex;
 
-  EntryMachine(SemaphoreMachine machine, ApplyListener listener, Owner owner) {
+  EntryMachine(SemaphoreMachine machine, ApplyListener<C, R, S> listener, Owner<C, R, S> owner) {
     this.machine = machine;
     this.limits = machine.limits();
     this.listener = listener;
@@ -116,34 +124,33 @@ final class EntryMachine implements StateMachine {
       log.error("entry {} does not decode; skipped", commitIndex, e);
       return null;
     }
-    List<@Nullable Object> contexts = owner.contextsOf(batch.origin(), batch.batch());
+    // only the member that asked has these: it alone answers reads and takes snapshots (the
+    // others have no client), and every member applies the commands
+    List<Asked<C, R, S>> mine = owner.askedOf(batch.origin(), batch.batch());
     List<Entry.Item> items = batch.items();
     for (int i = 0; i < items.size(); i++) {
-      Object context = contexts == null ? null : contexts.get(i);
       Entry.Item item = items.get(i);
-      if (item instanceof Entry.Read read) {
-        if (contexts != null) { // only the member that asked answers
-          // as of the leader's time when it sent the read, not of the last command: an idle
-          // group's inspect would show every deadline with the idle time added back (issue 31)
-          listener.answered(
-              read.query(),
-              context,
-              machine.query(read.query()),
-              Math.max(machine.now(), batch.logTime()));
-        }
-      } else if (item instanceof Entry.Snapshot) {
-        if (contexts != null) { // only the member that asked takes it: the others have no client
-          listener.snapshotTaken(
-              context,
-              SnapshotFile.take(
-                  machine,
-                  owner.term(),
-                  commitIndex,
-                  batch.logTime(), // the save's time, not the last command's (issue 31)
-                  System.currentTimeMillis()));
-        }
-      } else if (item instanceof Entry.Op op) {
+      Asked<C, R, S> asked = mine == null ? null : mine.get(i);
+      if (item instanceof Entry.Op op) {
+        C context = asked instanceof Asked.Op<C, R, S> own ? own.context() : null;
         apply(op.command(), context, batch.logTime(), commitIndex);
+      } else if (asked instanceof Asked.Read<C, R, S> read) {
+        // as of the leader's time when it sent the read, not of the last command: an idle
+        // group's inspect would show every deadline with the idle time added back (issue 31)
+        listener.answered(
+            read.item().query(),
+            read.context(),
+            machine.query(read.item().query()),
+            Math.max(machine.now(), batch.logTime()));
+      } else if (asked instanceof Asked.Snapshot<C, R, S> snapshot) {
+        listener.snapshotTaken(
+            snapshot.context(),
+            SnapshotFile.take(
+                machine,
+                owner.term(),
+                commitIndex,
+                batch.logTime(), // the save's time, not the last command's (issue 31)
+                System.currentTimeMillis()));
       }
     }
     lastLogTime = machine.now();
@@ -151,7 +158,7 @@ final class EntryMachine implements StateMachine {
     return null;
   }
 
-  private void apply(Command command, @Nullable Object context, long logTime, long index) {
+  private void apply(Command command, @Nullable C context, long logTime, long index) {
     Outcome outcome;
     try {
       outcome = machine.apply(machine.revision() + 1, logTime, command);

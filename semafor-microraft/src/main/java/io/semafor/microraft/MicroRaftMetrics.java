@@ -22,11 +22,12 @@ final class MicroRaftMetrics {
   /** The quantiles of the sync time exported, as the label says them. */
   private static final String[] QUANTILES = {"0.5", "0.99", "1"};
 
-  private final MicroRaftReplicator replicator;
+  private final MicroRaftReplicator<?, ?, ?> replicator;
   private final PeerTransport transport;
   private final SyncTimes syncs;
 
-  MicroRaftMetrics(MicroRaftReplicator replicator, PeerTransport transport, SyncTimes syncs) {
+  MicroRaftMetrics(
+      MicroRaftReplicator<?, ?, ?> replicator, PeerTransport transport, SyncTimes syncs) {
     this.replicator = replicator;
     this.transport = transport;
     this.syncs = syncs;

@@ -16,6 +16,7 @@ import io.semafor.replication.ApplyListener;
 import io.semafor.replication.ForeignDataDirException;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Leadership;
 import io.semafor.replication.group.Silence;
 import java.io.IOException;
@@ -54,8 +55,13 @@ import org.slf4j.LoggerFactory;
  * and no log runs no Raft member until the leader welcomes it into the group.
  *
  * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
+ *
+ * @param <C> what a command's asker gives ({@link Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner, MeterBinder {
+public final class MicroRaftReplicator<C, R, S>
+    implements Replicator<C, R, S>, EntryMachine.Owner<C, R, S>, MeterBinder {
   private static final Logger log = LoggerFactory.getLogger(MicroRaftReplicator.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -66,11 +72,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private static final String GROUP = "semafor";
 
   private final MicroRaftConfig config;
-  private final ApplyListener listener;
+  private final ApplyListener<C, R, S> listener;
   private final MemberEndpoint self;
   private final NodeLoop loop;
   private final PeerTransport transport;
-  private final EntryMachine machine;
+  private final EntryMachine<C, R, S> machine;
   private final Leadership leadership;
   private final FileLogStore store;
   private final Clock clock;
@@ -78,10 +84,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private final MicroRaftMembership membership;
 
   /** The Raft member and what runs beside it; null while a joining node waits to be welcomed. */
-  private volatile @Nullable Running running;
+  private volatile @Nullable Running<C, R, S> running;
 
   /** A started Raft member, its sender on the leader, and the watch on its failure detection. */
-  private record Running(RaftNode node, EntryBatcher batcher, SilentLeaderWatch silentLeader) {}
+  private record Running<C, R, S>(
+      RaftNode node, EntryBatcher<C, R, S> batcher, SilentLeaderWatch silentLeader) {}
 
   /**
    * Whether this member started with {@code join} and no log, and has not been welcomed yet: only
@@ -106,14 +113,14 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   private MicroRaftReplicator(
       MicroRaftConfig config,
       SemaphoreMachine initial,
-      ApplyListener listener,
+      ApplyListener<C, R, S> listener,
       FileLogStore store) {
     this.config = config;
     this.store = store;
     this.listener = listener;
     this.self = MemberEndpoint.of(config.self());
     this.leadership = new Leadership(config.nodeId());
-    this.machine = new EntryMachine(initial, listener, this);
+    this.machine = new EntryMachine<>(initial, listener, this);
     TimeScale scale = config.timeScale();
     this.clock = scale.clock();
     PeerTls tls = config.tls();
@@ -143,7 +150,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     this.membership = new MicroRaftMembership(self, this::nodeOrNull, transport);
     transport.deliverTo(
         message -> {
-          Running r = running;
+          Running<C, R, S> r = running;
           if (r != null) {
             r.node().handle(message);
           }
@@ -172,12 +179,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
    *     or the Raft port cannot be bound
    * @throws IllegalStateException if the node did not start within 5 s
    */
-  public static MicroRaftReplicator start(
-      MicroRaftConfig config, SemaphoreMachine machine, ApplyListener listener) {
+  public static <C, R, S> MicroRaftReplicator<C, R, S> start(
+      MicroRaftConfig config, SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
     FileLogStore store = openLog(config);
-    MicroRaftReplicator replicator;
+    MicroRaftReplicator<C, R, S> replicator;
     try {
-      replicator = new MicroRaftReplicator(config, machine, listener, store);
+      replicator = new MicroRaftReplicator<>(config, machine, listener, store);
     } catch (RuntimeException e) {
       closeQuietly(store);
       throw e;
@@ -198,7 +205,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       config.members().forEach(m -> endpoints.add(MemberEndpoint.of(m)));
       builder.setLocalEndpoint(replicator.self).setInitialGroupMembers(endpoints);
     }
-    Running r;
+    Running<C, R, S> r;
     synchronized (replicator) {
       r = replicator.run(builder);
     }
@@ -234,12 +241,12 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   }
 
   /** Builds the node and what runs beside it, and makes it this member's. */
-  private Running run(RaftNodeBuilder builder) {
+  private Running<C, R, S> run(RaftNodeBuilder builder) {
     RaftNode node = builder.build();
-    Running r =
-        new Running(
+    Running<C, R, S> r =
+        new Running<>(
             node,
-            new EntryBatcher(
+            new EntryBatcher<>(
                 config.nodeId(),
                 node,
                 config.entriesInFlight(),
@@ -261,7 +268,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
       membership.received(message);
       return;
     }
-    Running r;
+    Running<C, R, S> r;
     synchronized (this) {
       if (closed) {
         return;
@@ -285,7 +292,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
         return;
       }
     }
-    Running started = r;
+    Running<C, R, S> started = r;
     log.info(
         "{} welcomed by {} into the group of {}",
         config.nodeId(),
@@ -307,7 +314,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
    * Why a member already running cannot take {@code welcome} (null: it runs in that group, an
    * answer to a welcome sent again).
    */
-  private static @Nullable String refusalOf(Running r, GroupControl.Welcome welcome) {
+  private static @Nullable String refusalOf(Running<?, ?, ?> r, GroupControl.Welcome welcome) {
     if (r.node().getStatus() == RaftNodeStatus.TERMINATED) {
       return "it was removed from its group or stopped; empty its data directory and start it"
           + " with --join to add it again";
@@ -328,7 +335,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   }
 
   private @Nullable RaftNode nodeOrNull() {
-    Running r = running;
+    Running<C, R, S> r = running;
     return r == null ? null : r.node();
   }
 
@@ -399,11 +406,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void submit(Command command, @Nullable Object context) {
+  public void submit(Command command, @Nullable C context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    Running r = running;
+    Running<C, R, S> r = running;
     if (r == null || !leadership.isLeader()) {
       listener.refused(command, context, leaderHint());
       return;
@@ -418,11 +425,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void read(Query query, @Nullable Object context) {
+  public void read(Query query, @Nullable R context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    Running r = running;
+    Running<C, R, S> r = running;
     if (r == null || !leadership.isLeader()) {
       listener.readRefused(query, context, leaderHint());
       return;
@@ -437,11 +444,11 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void snapshot(@Nullable Object context) {
+  public void snapshot(@Nullable S context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
-    Running r = running;
+    Running<C, R, S> r = running;
     if (r == null || !leadership.isLeader()) {
       listener.snapshotRefused(context, leaderHint());
       return;
@@ -551,7 +558,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     out.put("mode", "raft");
     out.put("replicator", "microraft");
     out.put("node", config.nodeId());
-    Running run = running;
+    Running<C, R, S> run = running;
     RaftNodeReport r = report;
     out.put("role", isLeader() ? "leader" : run == null ? "joining" : roleOf(r));
     out.put("leader", leadership.leaderId());
@@ -625,7 +632,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     if (closed) {
       return;
     }
-    Running r;
+    Running<C, R, S> r;
     synchronized (this) {
       closed = true;
       r = running;
@@ -677,7 +684,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
     String leaderId = leader == null ? "" : String.valueOf(leader.getId());
     if (!leaderId.equals(leadership.leaderId()) || leadership.isLeader()) {
       if (leadership.changedTo(leaderId)) {
-        Running run = running;
+        Running<C, R, S> run = running;
         if (run != null) {
           run.batcher().refuseAll();
         }
@@ -722,7 +729,7 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
 
   /** Pre-votes started by the watch on MicroRaft's failure detection. */
   long silentLeaderPreVotes() {
-    Running r = running;
+    Running<C, R, S> r = running;
     return r == null ? 0 : r.silentLeader().elections();
   }
 
@@ -737,9 +744,9 @@ public final class MicroRaftReplicator implements Replicator, EntryMachine.Owner
   }
 
   @Override
-  public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
-    Running r = running;
-    return r == null ? null : r.batcher().contextsOf(origin, batch);
+  public @Nullable List<Asked<C, R, S>> askedOf(String origin, long batch) {
+    Running<C, R, S> r = running;
+    return r == null ? null : r.batcher().askedOf(origin, batch);
   }
 
   /** The current term if MicroRaft says this member leads it, else -1. */

@@ -54,11 +54,12 @@ class MicroRaftReplicatorTest {
   @TempDir Path dir = Path.of("set-by-junit");
 
   private final List<GroupMember> members = new ArrayList<>();
-  private final Map<String, MicroRaftReplicator> running = new ConcurrentHashMap<>();
+  private final Map<String, MicroRaftReplicator<Object, Object, Object>> running =
+      new ConcurrentHashMap<>();
   private final Map<String, Recorder> recorders = new ConcurrentHashMap<>();
 
   /** What a member's listener heard, in order. */
-  static final class Recorder implements ApplyListener {
+  static final class Recorder implements ApplyListener<Object, Object, Object> {
     final List<Command> applied = new CopyOnWriteArrayList<>();
     final List<Long> revisions = new CopyOnWriteArrayList<>();
     final List<Long> logTimes = new CopyOnWriteArrayList<>();
@@ -118,7 +119,7 @@ class MicroRaftReplicatorTest {
   @Test
   void everyMemberAppliesTheLeadersCommandsInTheSameOrder() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
@@ -138,7 +139,7 @@ class MicroRaftReplicatorTest {
   @Test
   void commandsFromManyThreadsAreAppliedInEachThreadsOrder() throws InterruptedException {
     startGroup(3, Map.of("microraft.entries-in-flight", "4"));
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     int threads = 4;
     int perThread = 500;
     long[] sessions = new long[threads];
@@ -177,8 +178,8 @@ class MicroRaftReplicatorTest {
   @Test
   void aFollowerRefusesCommandsAndReadsWithTheLeadersClientAddress() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
-    MicroRaftReplicator follower = aFollower();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> follower = aFollower();
     await().atMost(WAIT).until(() -> follower.leaderId().equals(leader.leaderId()));
     String leaderAddress = memberById(leader.leaderId()).clientAddress();
     Recorder heard = recorderOf(idOf(follower));
@@ -196,7 +197,7 @@ class MicroRaftReplicatorTest {
   @Test
   void whenTheLeaderStopsAnotherMemberLeadsFromTheSameState() {
     startGroup(3, Map.of());
-    MicroRaftReplicator first = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> first = awaitLeader();
     long session = openSession(first);
     submitAndAwait(
         first, request(session, 1, new Operation.Create(X, 7, SemaphoreOptions.DEFAULT)));
@@ -205,7 +206,7 @@ class MicroRaftReplicatorTest {
     long lastApplied = appliedTimes.get(appliedTimes.size() - 1);
 
     running.remove(firstId).close();
-    MicroRaftReplicator second = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> second = awaitLeader();
 
     assertThat(idOf(second)).isNotEqualTo(firstId);
     // log time never runs backwards across leaders: it goes on from the last applied command's
@@ -217,14 +218,14 @@ class MicroRaftReplicatorTest {
   @Test
   void followersStuckInAPreVoteStillElectWhenTheirLeaderFallsSilent() {
     startGroup(3, Map.of());
-    MicroRaftReplicator first = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> first = awaitLeader();
     long session = openSession(first);
     submitAndAwait(
         first, request(session, 1, new Operation.Create(X, 7, SemaphoreOptions.DEFAULT)));
     String firstId = idOf(first);
     // the state MicroRaft 0.7 can leave a follower in (decision 0044): a pre-vote of its own that
     // is never cleared, so its heartbeat task never gives the leader up
-    for (MicroRaftReplicator follower : running.values()) {
+    for (MicroRaftReplicator<Object, Object, Object> follower : running.values()) {
       if (follower != first) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         follower
@@ -239,7 +240,7 @@ class MicroRaftReplicatorTest {
     }
 
     running.remove(firstId).close();
-    MicroRaftReplicator second = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> second = awaitLeader();
 
     assertThat(idOf(second)).isNotEqualTo(firstId);
     submitAndAwait(second, request(session, 2, new Operation.Increment(X, 1)));
@@ -257,7 +258,7 @@ class MicroRaftReplicatorTest {
     addMembers(3);
     start("n1", often);
     start("n2", often);
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
@@ -282,7 +283,7 @@ class MicroRaftReplicatorTest {
   @Test
   void aSnapshotIsTakenOnTheLeaderWhereItFallsAmongTheCommands() throws IOException {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     leader.submit(request(session, 1, new Operation.Create(X, 3, SemaphoreOptions.DEFAULT)), null);
     leader.snapshot("snap");
@@ -303,7 +304,7 @@ class MicroRaftReplicatorTest {
   @Test
   void aMemberThatStopsComesBackFromItsLogAndCatchesUp() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
@@ -327,7 +328,7 @@ class MicroRaftReplicatorTest {
   @Test
   void whenEveryMemberRestartsTheGroupGoesOnFromItsLogs() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 5, SemaphoreOptions.DEFAULT)));
@@ -339,7 +340,7 @@ class MicroRaftReplicatorTest {
     for (String id : List.of("n1", "n2", "n3")) {
       start(id, Map.of());
     }
-    MicroRaftReplicator again = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> again = awaitLeader();
 
     assertThat(readValue(again)).isEqualTo(7);
     submitAndAwait(again, request(session, 3, new Operation.Increment(X, 1)));
@@ -366,7 +367,7 @@ class MicroRaftReplicatorTest {
   @Test
   void aNodeStartedToJoinIsAddedCaughtUpAndThenVotes() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
@@ -385,7 +386,7 @@ class MicroRaftReplicatorTest {
     // four voting members: a majority is three, so without the leader the group elects and
     // commits only if n4 votes
     running.remove(idOf(leader)).close();
-    MicroRaftReplicator second = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> second = awaitLeader();
     submitAndAwait(second, request(session, 31, new Operation.Increment(X, 1)));
     assertThat(readValue(second)).isEqualTo(30);
   }
@@ -408,9 +409,9 @@ class MicroRaftReplicatorTest {
   @Test
   void aRemovedFollowerLeadsNoOneAndTheOthersGoOn() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
-    MicroRaftReplicator follower = aFollower();
+    MicroRaftReplicator<Object, Object, Object> follower = aFollower();
     String followerId = idOf(follower);
 
     List<String> after = leader.removeMember(followerId);
@@ -428,14 +429,14 @@ class MicroRaftReplicatorTest {
   @Test
   void aLeaderAskedToRemoveItselfHandsLeadershipOverFirst() {
     startGroup(3, Map.of());
-    MicroRaftReplicator first = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> first = awaitLeader();
     long session = openSession(first);
     String firstId = idOf(first);
 
     List<String> after = first.removeMember(firstId);
 
     assertThat(after).hasSize(2).doesNotContain(firstId);
-    MicroRaftReplicator second = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> second = awaitLeader();
     assertThat(idOf(second)).isNotEqualTo(firstId);
     submitAndAwait(
         second, request(session, 1, new Operation.Create(X, 5, SemaphoreOptions.DEFAULT)));
@@ -445,7 +446,7 @@ class MicroRaftReplicatorTest {
   @Test
   void aChangeNamingNoMemberOrAMemberTwiceIsRefusedAndChangesNothing() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
 
     assertThatThrownBy(() -> leader.removeMember("n9"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -462,7 +463,7 @@ class MicroRaftReplicatorTest {
   @Test
   void addingANodeThatDoesNotAnswerChangesNothing() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     GroupMember nobody = newMember("n5"); // nothing listens on its ports
 
     assertThatThrownBy(() -> leader.addMember(nobody.toString()))
@@ -476,7 +477,7 @@ class MicroRaftReplicatorTest {
   @Test
   void aJoinedMemberStartedAgainComesBackFromItsLog() {
     startGroup(3, Map.of());
-    MicroRaftReplicator leader = awaitLeader();
+    MicroRaftReplicator<Object, Object, Object> leader = awaitLeader();
     long session = openSession(leader);
     submitAndAwait(
         leader, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
@@ -508,7 +509,8 @@ class MicroRaftReplicatorTest {
         MicroRaftConfig.of(id, List.of(memberById(id)), dir.resolve(id), false, ELECTION_TIMEOUT)
             .joining();
     Recorder recorder = new Recorder();
-    MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
+    MicroRaftReplicator<Object, Object, Object> r =
+        MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
     recorders.put(id, recorder);
     running.put(id, r);
   }
@@ -532,12 +534,13 @@ class MicroRaftReplicatorTest {
         MicroRaftConfig.of(id, members, dir.resolve(id), false, ELECTION_TIMEOUT)
             .withProperties(properties);
     Recorder recorder = new Recorder();
-    MicroRaftReplicator r = MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
+    MicroRaftReplicator<Object, Object, Object> r =
+        MicroRaftReplicator.start(config, new SemaphoreMachine(), recorder);
     recorders.put(id, recorder);
     running.put(id, r);
   }
 
-  private MicroRaftReplicator member(String id) {
+  private MicroRaftReplicator<Object, Object, Object> member(String id) {
     return java.util.Objects.requireNonNull(running.get(id), id);
   }
 
@@ -545,7 +548,7 @@ class MicroRaftReplicatorTest {
     return java.util.Objects.requireNonNull(recorders.get(id), id);
   }
 
-  private MicroRaftReplicator awaitLeader() {
+  private MicroRaftReplicator<Object, Object, Object> awaitLeader() {
     return await()
         .atMost(WAIT)
         .until(
@@ -554,11 +557,11 @@ class MicroRaftReplicatorTest {
         .orElseThrow();
   }
 
-  private MicroRaftReplicator aFollower() {
+  private MicroRaftReplicator<Object, Object, Object> aFollower() {
     return running.values().stream().filter(r -> !r.isLeader()).findFirst().orElseThrow();
   }
 
-  private String idOf(MicroRaftReplicator r) {
+  private String idOf(MicroRaftReplicator<Object, Object, Object> r) {
     return running.entrySet().stream()
         .filter(e -> e.getValue() == r)
         .map(Map.Entry::getKey)
@@ -570,7 +573,7 @@ class MicroRaftReplicatorTest {
     return members.stream().filter(m -> m.id().equals(id)).findFirst().orElseThrow();
   }
 
-  private long openSession(MicroRaftReplicator leader) {
+  private long openSession(MicroRaftReplicator<Object, Object, Object> leader) {
     Outcome outcome = submitAndAwait(leader, new Command.OpenSession(TTL));
     Reply reply = outcome.reply();
     assertThat(reply).isNotNull();
@@ -582,8 +585,9 @@ class MicroRaftReplicatorTest {
    * leadership moved meanwhile (members started together may hold a second election right after the
    * first) is submitted again to the new leader, at most three times.
    */
-  private Outcome submitAndAwait(MicroRaftReplicator leader, Command command) {
-    MicroRaftReplicator to = leader;
+  private Outcome submitAndAwait(
+      MicroRaftReplicator<Object, Object, Object> leader, Command command) {
+    MicroRaftReplicator<Object, Object, Object> to = leader;
     for (int attempt = 1; ; attempt++) {
       Object context = new Object();
       to.submit(command, context);
@@ -600,7 +604,7 @@ class MicroRaftReplicatorTest {
     }
   }
 
-  private long readValue(MicroRaftReplicator leader) {
+  private long readValue(MicroRaftReplicator<Object, Object, Object> leader) {
     Object context = new Object();
     leader.read(new Query.Get(X), context);
     Recorder r = recorderOf(idOf(leader));

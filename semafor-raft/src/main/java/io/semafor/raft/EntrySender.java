@@ -3,6 +3,7 @@ package io.semafor.raft;
 import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -34,14 +35,18 @@ import org.slf4j.LoggerFactory;
  * The leader's batching sender: every command submitted while an entry is in flight waits and goes
  * into the next entry, so a commit round carries as many commands as arrived during the previous
  * one; the reads queued with them go after that entry as one read-index request. Keeps what each
- * entry and read must answer until the state machine asks for it ({@link #contextsOf}, {@link
+ * entry and read must answer until the state machine asks for it ({@link #askedOf}, {@link
  * #readOf}) or Ratis refuses it.
  *
  * <p>Thread-safe: {@link #submit}, {@link #read} and {@link #snapshot} may be called on any thread
  * and never wait for another thread's send; the caller that finds nothing in flight sends the entry
  * itself, which takes Ratis's member lock for the append. The caller checks leadership first.
+ *
+ * @param <C> what a command's asker gives ({@link io.semafor.replication.Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-final class EntrySender {
+final class EntrySender<C, R, S> {
   private static final Logger log = LoggerFactory.getLogger(EntrySender.class);
 
   /** Items in one entry at most: a bound on an entry's size, never reached in practice. */
@@ -56,11 +61,8 @@ final class EntrySender {
    */
   private static final int MAX_OUTSTANDING = 1;
 
-  /** An item to send, and where its answer goes. */
-  private record Pending(Entry.Item item, @Nullable Object context) {}
-
-  /** An entry in flight: its items and, index for index, where their answers go. */
-  private record Batch(List<Entry.Item> items, List<@Nullable Object> contexts) {}
+  /** An entry in flight: its items and, index for index, what they were asked with. */
+  private record Batch<C, R, S>(List<Entry.Item> items, List<Asked<C, R, S>> asked) {}
 
   /** The entry in flight, as {@link #entryInFlight} reports it. */
   record InFlight(long batch, long waitedNanos, int queued) {}
@@ -74,7 +76,7 @@ final class EntrySender {
    */
   private volatile @Nullable RaftClientAsynchronousProtocol member;
 
-  private final ApplyListener listener;
+  private final ApplyListener<C, R, S> listener;
   private final LongSupplier logTime;
   private final Supplier<String> leaderHint;
 
@@ -92,7 +94,7 @@ final class EntrySender {
    */
   private final ExecutorService sender;
 
-  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Asked<C, R, S>> queue = new ConcurrentLinkedQueue<>();
   private final ReentrantLock sendLock = new ReentrantLock();
 
   /** Entries sent and not yet answered. */
@@ -105,16 +107,17 @@ final class EntrySender {
 
   private final AtomicLong nextBatch = new AtomicLong();
   private final AtomicLong nextRead = new AtomicLong();
-  private final ConcurrentHashMap<Long, Batch> inFlight = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Batch<C, R, S>> inFlight = new ConcurrentHashMap<>();
 
   /** Reads sent on the read-index path and not yet answered, by read id. */
-  private final ConcurrentHashMap<Long, Pending> pendingReads = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Asked.Read<C, R, S>> pendingReads =
+      new ConcurrentHashMap<>();
 
   /**
    * A snapshot item taken off the queue while building an entry that already had commands: it goes
    * first in the next entry, alone. Written holding {@link #sendLock}.
    */
-  private volatile @Nullable Pending carried;
+  private volatile @Nullable Asked<C, R, S> carried;
 
   /**
    * A sender for node {@code nodeId}, which sends nothing until {@link #attach}ed to its member;
@@ -122,7 +125,10 @@ final class EntrySender {
    * member starts, since the state machine asks it for contexts while it replays the log.
    */
   EntrySender(
-      String nodeId, ApplyListener listener, LongSupplier logTime, Supplier<String> leaderHint) {
+      String nodeId,
+      ApplyListener<C, R, S> listener,
+      LongSupplier logTime,
+      Supplier<String> leaderHint) {
     this.nodeId = nodeId;
     this.selfId = RaftPeerId.valueOf(nodeId);
     this.listener = listener;
@@ -138,35 +144,32 @@ final class EntrySender {
   }
 
   /** Queues a command for the next entry. */
-  void submit(Command command, @Nullable Object context) {
-    queue.offer(new Pending(new Entry.Op(command), context));
+  void submit(Command command, @Nullable C context) {
+    queue.offer(Asked.Op.of(command, context));
     sendNext();
   }
 
   /** Queues a read: it goes after the commands queued before it, so it sees them. */
-  void read(Query query, @Nullable Object context) {
-    queue.offer(new Pending(new Entry.Read(nextRead.incrementAndGet(), query), context));
+  void read(Query query, @Nullable R context) {
+    queue.offer(new Asked.Read<>(new Entry.Read(nextRead.incrementAndGet(), query), context));
     sendNext();
   }
 
   /** Queues a snapshot: an entry of its own after the commands queued before it. */
-  void snapshot(@Nullable Object context) {
-    queue.offer(new Pending(new Entry.Snapshot(nextRead.incrementAndGet()), context));
+  void snapshot(@Nullable S context) {
+    queue.offer(new Asked.Snapshot<>(new Entry.Snapshot(nextRead.incrementAndGet()), context));
     sendNext();
   }
 
   /** The read {@code id} this node sent, taken: null if it is not this node's or was answered. */
-  SemaforStateMachine.Owner.@Nullable ReadRequest readOf(long id) {
-    Pending p = pendingReads.remove(id);
-    return p != null && p.item() instanceof Entry.Read read
-        ? new SemaforStateMachine.Owner.ReadRequest(read.query(), p.context())
-        : null;
+  Asked.@Nullable Read<C, R, S> readOf(long id) {
+    return pendingReads.remove(id);
   }
 
-  /** Where the answers of this node's entry {@code batch} go, taken; null if unknown here. */
-  @Nullable List<@Nullable Object> contextsOf(long batch) {
-    Batch b = inFlight.remove(batch);
-    return b == null ? null : b.contexts();
+  /** What the items of this node's entry {@code batch} were asked with, taken; null if unknown. */
+  @Nullable List<Asked<C, R, S>> askedOf(long batch) {
+    Batch<C, R, S> b = inFlight.remove(batch);
+    return b == null ? null : b.asked();
   }
 
   /** The entry in flight now, or null if none is. */
@@ -218,11 +221,11 @@ final class EntrySender {
    * goes in an entry of its own ({@link Entry.Snapshot}): one met after commands is carried to the
    * next entry, and nothing is added after one.
    */
-  private @Nullable Pending nextItem(List<Entry.Item> items) {
+  private @Nullable Asked<C, R, S> nextItem(List<Entry.Item> items) {
     if (!items.isEmpty() && items.get(items.size() - 1) instanceof Entry.Snapshot) {
       return null;
     }
-    Pending c = carried;
+    Asked<C, R, S> c = carried;
     if (c != null) {
       if (!items.isEmpty()) {
         return null;
@@ -233,7 +236,7 @@ final class EntrySender {
     if (items.size() >= MAX_BATCH) {
       return null;
     }
-    Pending p = queue.poll();
+    Asked<C, R, S> p = queue.poll();
     if (p != null && p.item() instanceof Entry.Snapshot && !items.isEmpty()) {
       carried = p;
       return null;
@@ -249,19 +252,19 @@ final class EntrySender {
   @SuppressWarnings("FutureReturnValueIgnored") // whenComplete handles every outcome
   private void sendOneEntry() {
     List<Entry.Item> items = new ArrayList<>();
-    List<@Nullable Object> contexts = new ArrayList<>();
-    List<Pending> reads = new ArrayList<>();
-    for (Pending p = nextItem(items); p != null; p = nextItem(items)) {
-      if (p.item() instanceof Entry.Read) {
-        reads.add(p);
+    List<Asked<C, R, S>> asked = new ArrayList<>();
+    List<Asked.Read<C, R, S>> reads = new ArrayList<>();
+    for (Asked<C, R, S> p = nextItem(items); p != null; p = nextItem(items)) {
+      if (p instanceof Asked.Read<C, R, S> read) {
+        reads.add(read);
       } else {
         items.add(p.item());
-        contexts.add(p.context());
+        asked.add(p);
       }
     }
     if (!items.isEmpty()) {
       long batch = nextBatch.incrementAndGet();
-      inFlight.put(batch, new Batch(items, contexts));
+      inFlight.put(batch, new Batch<>(items, asked));
       Entry entry = new Entry(logTime.getAsLong(), nodeId, batch, items);
       inFlightBatch = batch;
       inFlightSince = System.nanoTime();
@@ -276,7 +279,7 @@ final class EntrySender {
       long[] ids = new long[reads.size()];
       java.nio.ByteBuffer message = java.nio.ByteBuffer.allocate(Long.BYTES * ids.length);
       for (int i = 0; i < ids.length; i++) {
-        ids[i] = ((Entry.Read) reads.get(i).item()).id();
+        ids[i] = reads.get(i).item().id();
         pendingReads.put(ids[i], reads.get(i));
         message.putLong(ids[i]);
       }
@@ -323,10 +326,10 @@ final class EntrySender {
   private void readsSent(long[] ids, @Nullable RaftClientReply reply, @Nullable Throwable error) {
     boolean failed = error != null || reply == null || !reply.isSuccess();
     for (long id : ids) {
-      Pending unanswered = pendingReads.remove(id);
-      if (failed && unanswered != null && unanswered.item() instanceof Entry.Read read) {
+      Asked.Read<C, R, S> unanswered = pendingReads.remove(id);
+      if (failed && unanswered != null) {
         log.debug("read {} not answered here: {}", id, error != null ? error : reply);
-        listener.readRefused(read.query(), unanswered.context(), leaderHint.get());
+        unanswered.refuse(listener, leaderHint.get());
       }
     }
   }
@@ -341,7 +344,7 @@ final class EntrySender {
       answeredCallId.set(reply.getCallId());
     }
     if (failed) {
-      Batch refused = inFlight.remove(batch);
+      Batch<C, R, S> refused = inFlight.remove(batch);
       if (refused != null) {
         log.debug(
             "entry {} not committed here: {}",
@@ -357,18 +360,10 @@ final class EntrySender {
   }
 
   /** Tells the listener that each item of an entry Ratis refused was not done. */
-  private void refuse(Batch refused) {
+  private void refuse(Batch<C, R, S> refused) {
     String hint = leaderHint.get();
-    for (int i = 0; i < refused.items().size(); i++) {
-      Entry.Item item = refused.items().get(i);
-      @Nullable Object context = refused.contexts().get(i);
-      if (item instanceof Entry.Op op) {
-        listener.refused(op.command(), context, hint);
-      } else if (item instanceof Entry.Read read) {
-        listener.readRefused(read.query(), context, hint);
-      } else if (item instanceof Entry.Snapshot) {
-        listener.snapshotRefused(context, hint);
-      }
+    for (Asked<C, R, S> asked : refused.asked()) {
+      asked.refuse(listener, hint);
     }
   }
 

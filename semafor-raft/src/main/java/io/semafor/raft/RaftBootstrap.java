@@ -46,7 +46,8 @@ final class RaftBootstrap {
    *
    * @throws IOException if the data directory cannot be made or the server built
    */
-  static Built build(ClusterConfig config, Parameters parameters, SemaforStateMachine stateMachine)
+  static Built build(
+      ClusterConfig config, Parameters parameters, SemaforStateMachine<?, ?, ?> stateMachine)
       throws IOException {
     Files.createDirectories(config.dataDir());
     boolean existing =

@@ -26,7 +26,7 @@ final class RaftHealthWatch implements AutoCloseable {
   private final String nodeId;
   private final RaftServer.Division division;
   private final AppenderWatch appenderWatch;
-  private final EntrySender sender;
+  private final EntrySender<?, ?, ?> sender;
   private final BooleanSupplier leader;
 
   /** Told why, once, when the state machine can never apply again. */
@@ -42,7 +42,7 @@ final class RaftHealthWatch implements AutoCloseable {
       String nodeId,
       RaftServer.Division division,
       AppenderWatch appenderWatch,
-      EntrySender sender,
+      EntrySender<?, ?, ?> sender,
       BooleanSupplier leader,
       Consumer<String> cannotApply) {
     this.nodeId = nodeId;

@@ -8,6 +8,7 @@ import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Leadership;
 import io.semafor.replication.group.Silence;
 import java.io.IOException;
@@ -48,8 +49,13 @@ import org.slf4j.LoggerFactory;
  * on the server's metrics registry ({@link RaftMetrics}).
  *
  * <p>Thread-safe. {@link ApplyListener#refused} may be called on any thread.
+ *
+ * @param <C> what a command's asker gives ({@link Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-public final class RaftReplicator implements Replicator, SemaforStateMachine.Owner, MeterBinder {
+public final class RaftReplicator<C, R, S>
+    implements Replicator<C, R, S>, SemaforStateMachine.Owner<C, R, S>, MeterBinder {
   private static final Logger log = LoggerFactory.getLogger(RaftReplicator.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -58,8 +64,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
       RaftGroupId.valueOf(UUID.fromString("5e3af0a0-0000-4000-8000-5e3af0a00001"));
 
   private final ClusterConfig config;
-  private final ApplyListener listener;
-  private final SemaforStateMachine stateMachine;
+  private final ApplyListener<C, R, S> listener;
+  private final SemaforStateMachine<C, R, S> stateMachine;
   private final RaftServer server;
 
   /** This node's member of the group, once the server started. */
@@ -67,7 +73,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
 
   private final Leadership leadership;
   private final Membership membership;
-  private final EntrySender sender;
+  private final EntrySender<C, R, S> sender;
   private final RaftHealthWatch watch;
 
   /** Restarts this leader's log appenders that got stuck ({@link AppenderWatch}). */
@@ -82,7 +88,10 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   private volatile boolean closed;
 
   private RaftReplicator(
-      ClusterConfig config, SemaphoreMachine machine, ApplyListener listener, @Nullable PeerTls tls)
+      ClusterConfig config,
+      SemaphoreMachine machine,
+      ApplyListener<C, R, S> listener,
+      @Nullable PeerTls tls)
       throws IOException {
     this.config = config;
     this.listener = listener;
@@ -91,9 +100,9 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
     parameters.put(WatchedGrpcRpcType.WATCH, appenderWatch, AppenderWatch.class);
     parameters.put(WatchedGrpcRpcType.REPAIRS, repairs, AppenderRepairs.class);
     this.stateMachine =
-        new SemaforStateMachine(machine, machine.limits(), listener, this, config.nodeId());
+        new SemaforStateMachine<>(machine, machine.limits(), listener, this, config.nodeId());
     // all before the member starts: replaying its log, the state machine calls back
-    this.sender = new EntrySender(config.nodeId(), listener, this::logTime, this::leaderHint);
+    this.sender = new EntrySender<>(config.nodeId(), listener, this::logTime, this::leaderHint);
     RaftBootstrap.Built built = RaftBootstrap.build(config, parameters, stateMachine);
     this.server = built.server();
     this.membership = new Membership(config, server, built.group(), parameters);
@@ -126,8 +135,8 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
    *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
    */
-  public static RaftReplicator start(
-      ClusterConfig config, SemaphoreMachine machine, ApplyListener listener) {
+  public static <C, R, S> RaftReplicator<C, R, S> start(
+      ClusterConfig config, SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
     return start(config, machine, listener, null);
   }
 
@@ -140,16 +149,16 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
    *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
    */
-  public static RaftReplicator start(
+  public static <C, R, S> RaftReplicator<C, R, S> start(
       ClusterConfig config,
       SemaphoreMachine machine,
-      ApplyListener listener,
+      ApplyListener<C, R, S> listener,
       @Nullable PeerTls tls) {
     RaftBootstrap.prepareJvm();
     try {
       // before Ratis, which would log the failure with two stack traces of its own
       SnapshotCheck.latestIsWhole(config.dataDir());
-      return new RaftReplicator(config, machine, listener, tls);
+      return new RaftReplicator<>(config, machine, listener, tls);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Raft member " + config.nodeId(), e);
     }
@@ -165,7 +174,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void submit(Command command, @Nullable Object context) {
+  public void submit(Command command, @Nullable C context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
@@ -185,7 +194,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void read(Query query, @Nullable Object context) {
+  public void read(Query query, @Nullable R context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
@@ -204,7 +213,7 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
    * @throws ReplicatorClosedException after {@link #close}
    */
   @Override
-  public void snapshot(@Nullable Object context) {
+  public void snapshot(@Nullable S context) {
     if (closed) {
       throw new ReplicatorClosedException();
     }
@@ -365,13 +374,13 @@ public final class RaftReplicator implements Replicator, SemaforStateMachine.Own
   // ------------------------------------------------------------------ from the state machine
 
   @Override
-  public @Nullable ReadRequest readOf(long id) {
+  public Asked.@Nullable Read<C, R, S> readOf(long id) {
     return sender.readOf(id);
   }
 
   @Override
-  public @Nullable List<@Nullable Object> contextsOf(String origin, long batch) {
-    return origin.equals(config.nodeId()) ? sender.contextsOf(batch) : null;
+  public @Nullable List<Asked<C, R, S>> askedOf(String origin, long batch) {
+    return origin.equals(config.nodeId()) ? sender.askedOf(batch) : null;
   }
 
   @Override

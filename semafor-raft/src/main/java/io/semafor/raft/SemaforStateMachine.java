@@ -3,10 +3,10 @@ package io.semafor.raft;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Outcome;
-import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -57,21 +57,28 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reads arrive through {@link #query} on the leader (Ratis's read-index path) and answer through
  * the listener too. Snapshots are the core's snapshot format in one file per snapshot.
+ *
+ * @param <C> what a command's asker gives ({@link io.semafor.replication.Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-final class SemaforStateMachine extends BaseStateMachine
+final class SemaforStateMachine<C, R, S> extends BaseStateMachine
     implements StateMachine.EventApi, StateMachine.LeaderEventApi {
   private static final Logger log = LoggerFactory.getLogger(SemaforStateMachine.class);
 
   /** What the replicator needs to hear from the state machine. */
-  interface Owner {
-    /** A read this node sent on the read-index path, and where its answer goes. */
-    record ReadRequest(Query query, @Nullable Object context) {}
+  interface Owner<C, R, S> {
+    /**
+     * The read with this id that this node sent on the read-index path, taken: null if it is
+     * unknown or was answered already.
+     */
+    Asked.@Nullable Read<C, R, S> readOf(long id);
 
-    /** The read with this id, taken: null if it is unknown or was answered already. */
-    @Nullable ReadRequest readOf(long id);
-
-    /** The contexts of a batch this node proposed, or null if another node proposed it. */
-    @Nullable List<@Nullable Object> contextsOf(String origin, long batch);
+    /**
+     * What the items of a batch this node proposed were asked with, in order; null if another node
+     * proposed it.
+     */
+    @Nullable List<Asked<C, R, S>> askedOf(String origin, long batch);
 
     /** This node's leadership is ready: called with the machine locked. */
     void leaderReady(SemaphoreMachine machine);
@@ -89,8 +96,8 @@ final class SemaforStateMachine extends BaseStateMachine
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReentrantLock lock = new ReentrantLock();
   private final Limits limits;
-  private final ApplyListener listener;
-  private final Owner owner;
+  private final ApplyListener<C, R, S> listener;
+  private final Owner<C, R, S> owner;
   private final String selfId;
 
   /** Guarded by {@link #lock}; replaced when a snapshot is loaded. */
@@ -104,7 +111,11 @@ final class SemaforStateMachine extends BaseStateMachine
   private volatile @Nullable SingleFileSnapshotInfo latestSnapshot;
 
   SemaforStateMachine(
-      SemaphoreMachine machine, Limits limits, ApplyListener listener, Owner owner, String selfId) {
+      SemaphoreMachine machine,
+      Limits limits,
+      ApplyListener<C, R, S> listener,
+      Owner<C, R, S> owner,
+      String selfId) {
     this.machine = machine;
     this.limits = limits;
     this.listener = listener;
@@ -243,25 +254,27 @@ final class SemaforStateMachine extends BaseStateMachine
         updateLastAppliedTermIndex(termIndex);
         return CompletableFuture.completedFuture(Message.EMPTY);
       }
-      List<@Nullable Object> contexts = owner.contextsOf(batch.origin(), batch.batch());
+      // only the node that asked has these: it alone answers reads and takes snapshots (the others
+      // have no client), and every node applies the commands
+      List<Asked<C, R, S>> mine = owner.askedOf(batch.origin(), batch.batch());
       List<Entry.Item> items = batch.items();
       for (int i = 0; i < items.size(); i++) {
-        Object context = contexts == null ? null : contexts.get(i);
+        Asked<C, R, S> asked = mine == null ? null : mine.get(i);
         Entry.Item item = items.get(i);
-        if (item instanceof Entry.Read read) {
-          if (contexts != null) { // only the node that asked answers
+        if (item instanceof Entry.Read) {
+          if (asked instanceof Asked.Read<C, R, S> read) {
             listener.answered(
-                read.query(),
-                context,
-                machine.query(read.query()),
+                read.item().query(),
+                read.context(),
+                machine.query(read.item().query()),
                 Math.max(machine.now(), batch.logTime()));
           }
           continue;
         }
         if (item instanceof Entry.Snapshot) {
-          if (contexts != null) { // only the node that asked takes it: the others have no client
+          if (asked instanceof Asked.Snapshot<C, R, S> snapshot) {
             listener.snapshotTaken(
-                context,
+                snapshot.context(),
                 SnapshotFile.take(
                     machine,
                     termIndex.getTerm(),
@@ -280,6 +293,7 @@ final class SemaforStateMachine extends BaseStateMachine
           log.error("state machine failed applying {} at {}", command, termIndex, e);
           continue;
         }
+        C context = asked instanceof Asked.Op<C, R, S> own ? own.context() : null;
         listener.applied(command, context, outcome, machine.now());
       }
       listener.batchEnded();
@@ -301,14 +315,14 @@ final class SemaforStateMachine extends BaseStateMachine
     lock.lock();
     try {
       while (ids.remaining() >= Long.BYTES) {
-        Owner.ReadRequest read = owner.readOf(ids.getLong());
+        Asked.Read<C, R, S> read = owner.readOf(ids.getLong());
         if (read != null) {
           // as of the leader's time now, not of the last command: an idle group's inspect would
           // show every deadline with the idle time added back (issue 31)
           listener.answered(
-              read.query(),
+              read.item().query(),
               read.context(),
-              machine.query(read.query()),
+              machine.query(read.item().query()),
               Math.max(machine.now(), owner.logTime()));
         }
       }

@@ -9,8 +9,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * Receives what the replicator applied, in apply order, on the applying thread, never concurrently.
  * Must not block: it routes answers and arms timers.
+ *
+ * <p>What the asker gave with each request comes back typed as it was given: {@code C} with a
+ * command ({@link Replicator#submit}), {@code R} with a read ({@link Replicator#read}), {@code S}
+ * with a snapshot ({@link Replicator#snapshot}). The replicator never looks inside them.
+ *
+ * @param <C> what a command's asker gave to route its answer
+ * @param <R> what a read's asker gave
+ * @param <S> what a snapshot's asker gave
  */
-public interface ApplyListener {
+public interface ApplyListener<C, R, S> {
 
   /**
    * A command was applied.
@@ -18,10 +26,10 @@ public interface ApplyListener {
    * @param context what {@link Replicator#submit} was given
    * @param logTime the log time the command was applied at
    */
-  void applied(Command command, @Nullable Object context, Outcome outcome, long logTime);
+  void applied(Command command, @Nullable C context, Outcome outcome, long logTime);
 
   /** A query was answered. */
-  void answered(Query query, @Nullable Object context, Reply reply, long logTime);
+  void answered(Query query, @Nullable R context, Reply reply, long logTime);
 
   /** A batch of commands ends here: a good moment to flush what was written. */
   default void batchEnded() {}
@@ -31,10 +39,10 @@ public interface ApplyListener {
    * or the group could not be reached. Whether it was applied elsewhere is unknown to this node; a
    * client that retries under the same request id is applied once either way.
    */
-  default void refused(Command command, @Nullable Object context, String leaderHint) {}
+  default void refused(Command command, @Nullable C context, String leaderHint) {}
 
   /** Like {@link #refused} for a read. */
-  default void readRefused(Query query, @Nullable Object context, String leaderHint) {}
+  default void readRefused(Query query, @Nullable R context, String leaderHint) {}
 
   /**
    * The machine was replaced wholesale (restart from a snapshot, a snapshot installed from the
@@ -47,10 +55,10 @@ public interface ApplyListener {
    * order, on this node (the one that asked). Called on the applying thread; the image is the
    * listener's.
    */
-  default void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {}
+  default void snapshotTaken(@Nullable S context, SnapshotFile.Image image) {}
 
   /** Like {@link #refused} for a snapshot: this node does not lead, or the entry did not commit. */
-  default void snapshotRefused(@Nullable Object context, String leaderHint) {}
+  default void snapshotRefused(@Nullable S context, String leaderHint) {}
 
   /** This node became the leader and may serve clients; it tracks every session afresh. */
   default void becameLeader() {}

@@ -23,15 +23,19 @@ import org.slf4j.LoggerFactory;
  * sockets. Log time is this process's monotonic clock, stamped as each command is taken off the
  * queue, so it never runs backwards and an expiry is stamped no earlier than the timer that
  * proposed it fired.
+ *
+ * @param <C> what a command's asker gives ({@link Replicator})
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-public final class LocalReplicator implements Replicator {
+public final class LocalReplicator<C, R, S> implements Replicator<C, R, S> {
   private static final Logger log = LoggerFactory.getLogger(LocalReplicator.class);
 
   private final SemaphoreMachine machine;
-  private final ApplyListener listener;
+  private final ApplyListener<C, R, S> listener;
   private final LongSupplier clock;
   private final long epoch;
-  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Task<C, R, S>> queue = new ConcurrentLinkedQueue<>();
   private final ReentrantLock applying = new ReentrantLock();
   private volatile boolean closed;
   private volatile @Nullable RuntimeException failure;
@@ -43,7 +47,8 @@ public final class LocalReplicator implements Replicator {
    * A replicator over {@code machine}, whose log time is {@code clock} (monotonic nanoseconds)
    * counted from now, continuing after the machine's last log time.
    */
-  public LocalReplicator(SemaphoreMachine machine, ApplyListener listener, LongSupplier clock) {
+  public LocalReplicator(
+      SemaphoreMachine machine, ApplyListener<C, R, S> listener, LongSupplier clock) {
     this.machine = machine;
     this.listener = listener;
     this.clock = clock;
@@ -52,24 +57,28 @@ public final class LocalReplicator implements Replicator {
   }
 
   /** A replicator over {@code machine} whose log time is {@link System#nanoTime()}. */
-  public LocalReplicator(SemaphoreMachine machine, ApplyListener listener) {
+  public LocalReplicator(SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
     this(machine, listener, System::nanoTime);
   }
 
-  private record Submitted(Command command, @Nullable Object context) {}
+  /** What waits in the queue: one of the three kinds of request, with its asker's context. */
+  private sealed interface Task<C, R, S> {}
 
-  private record Asked(Query query, @Nullable Object context) {}
+  private record Submitted<C, R, S>(Command command, @Nullable C context)
+      implements Task<C, R, S> {}
 
-  private record SnapshotAsked(@Nullable Object context) {}
+  private record Asked<C, R, S>(Query query, @Nullable R context) implements Task<C, R, S> {}
+
+  private record SnapshotAsked<C, R, S>(@Nullable S context) implements Task<C, R, S> {}
 
   @Override
-  public void submit(Command command, @Nullable Object context) {
-    enqueue(new Submitted(command, context));
+  public void submit(Command command, @Nullable C context) {
+    enqueue(new Submitted<>(command, context));
   }
 
   @Override
-  public void read(Query query, @Nullable Object context) {
-    enqueue(new Asked(query, context));
+  public void read(Query query, @Nullable R context) {
+    enqueue(new Asked<>(query, context));
   }
 
   /**
@@ -78,11 +87,11 @@ public final class LocalReplicator implements Replicator {
    * node.
    */
   @Override
-  public void snapshot(@Nullable Object context) {
-    enqueue(new SnapshotAsked(context));
+  public void snapshot(@Nullable S context) {
+    enqueue(new SnapshotAsked<>(context));
   }
 
-  private void enqueue(Object task) {
+  private void enqueue(Task<C, R, S> task) {
     RuntimeException broken = failure;
     if (broken != null) {
       throw new IllegalStateException(
@@ -132,20 +141,19 @@ public final class LocalReplicator implements Replicator {
 
   private void applyQueued() {
     int inBatch = 0;
-    for (Object task = queue.poll(); task != null; task = queue.poll()) {
+    for (Task<C, R, S> task = queue.poll(); task != null; task = queue.poll()) {
       if (++inBatch > MAX_BATCH) {
         listener.batchEnded();
         inBatch = 1;
       }
       long now = clock.getAsLong() - epoch;
-      if (task instanceof Submitted s) {
+      if (task instanceof Submitted<C, R, S> s) {
         Outcome outcome = apply(s.command(), now);
         listener.applied(s.command(), s.context(), outcome, now);
-      } else if (task instanceof SnapshotAsked s) {
+      } else if (task instanceof SnapshotAsked<C, R, S> s) {
         listener.snapshotTaken(
             s.context(), SnapshotFile.take(machine, -1, -1, now, System.currentTimeMillis()));
-      } else {
-        Asked a = (Asked) task;
+      } else if (task instanceof Asked<C, R, S> a) {
         Reply reply = machine.query(a.query());
         listener.answered(a.query(), a.context(), reply, now);
       }

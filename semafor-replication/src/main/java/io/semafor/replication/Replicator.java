@@ -11,8 +11,15 @@ import org.jspecify.annotations.Nullable;
  * <p>Commands submitted by one thread are applied in the order that thread submitted them; each
  * outcome goes to the {@link ApplyListener} given at construction, on the thread that applies, one
  * at a time. Implementations are thread-safe.
+ *
+ * <p>Each request carries what its asker needs to route the answer, typed per kind of request
+ * ({@link ApplyListener}): the replicator hands it back untouched, on the member that asked only.
+ *
+ * @param <C> what a command's asker gives
+ * @param <R> what a read's asker gives
+ * @param <S> what a snapshot's asker gives
  */
-public interface Replicator extends AutoCloseable {
+public interface Replicator<C, R, S> extends AutoCloseable {
 
   /**
    * Submits a command. Never waits for other threads; an implementation may apply queued commands
@@ -21,7 +28,7 @@ public interface Replicator extends AutoCloseable {
    *
    * @throws ReplicatorClosedException if the replicator is closed
    */
-  void submit(Command command, @Nullable Object context);
+  void submit(Command command, @Nullable C context);
 
   /**
    * Answers a query after every command submitted before it by the same thread: a read of the
@@ -29,7 +36,7 @@ public interface Replicator extends AutoCloseable {
    *
    * @throws ReplicatorClosedException if the replicator is closed
    */
-  void read(Query query, @Nullable Object context);
+  void read(Query query, @Nullable R context);
 
   /**
    * Takes a consistent snapshot of the whole state at a point in the apply order, after every
@@ -40,7 +47,7 @@ public interface Replicator extends AutoCloseable {
    *
    * @throws ReplicatorClosedException if the replicator is closed
    */
-  void snapshot(@Nullable Object context);
+  void snapshot(@Nullable S context);
 
   /**
    * The log time now, in nanoseconds, in the same units as the deadlines in the machine's effects:

@@ -27,7 +27,7 @@ class LocalReplicatorTest {
   private static final Name X = Name.of("x");
 
   /** Records outcomes per session, and whether it was ever called concurrently. */
-  static class Recorder implements ApplyListener {
+  static class Recorder implements ApplyListener<Object, Object, Object> {
     final ConcurrentHashMap<Long, List<Long>> requestIdsBySession = new ConcurrentHashMap<>();
     final List<Long> revisions = new ArrayList<>();
     final List<Long> logTimes = new ArrayList<>();
@@ -56,7 +56,8 @@ class LocalReplicatorTest {
     }
   }
 
-  private static long open(LocalReplicator replicator, SemaphoreMachine machine) {
+  private static long open(
+      LocalReplicator<Object, Object, Object> replicator, SemaphoreMachine machine) {
     replicator.submit(new Command.OpenSession(60_000_000_000L), null);
     return machine.sessionCount();
   }
@@ -66,7 +67,7 @@ class LocalReplicatorTest {
       throws InterruptedException {
     SemaphoreMachine machine = new SemaphoreMachine();
     Recorder recorder = new Recorder();
-    LocalReplicator replicator = new LocalReplicator(machine, recorder);
+    LocalReplicator<Object, Object, Object> replicator = new LocalReplicator<>(machine, recorder);
     int threads = 8;
     int perThread = 5_000;
     long[] sessions = new long[threads];
@@ -122,7 +123,7 @@ class LocalReplicatorTest {
   void aReadSeesEverythingTheSameThreadSubmittedBeforeIt() {
     SemaphoreMachine machine = new SemaphoreMachine();
     Recorder recorder = new Recorder();
-    LocalReplicator replicator = new LocalReplicator(machine, recorder);
+    LocalReplicator<Object, Object, Object> replicator = new LocalReplicator<>(machine, recorder);
     long session = open(replicator, machine);
     replicator.submit(
         new Command.Request(session, 1, new Operation.Create(X, 5, SemaphoreOptions.DEFAULT)),
@@ -138,7 +139,8 @@ class LocalReplicatorTest {
     AtomicLong clock = new AtomicLong(1_000_000);
     SemaphoreMachine machine = new SemaphoreMachine();
     Recorder recorder = new Recorder();
-    LocalReplicator replicator = new LocalReplicator(machine, recorder, clock::get);
+    LocalReplicator<Object, Object, Object> replicator =
+        new LocalReplicator<>(machine, recorder, clock::get);
     clock.addAndGet(250);
     assertThat(replicator.logTime()).isEqualTo(250);
     replicator.submit(new Command.OpenSession(1_000), null);
@@ -159,7 +161,8 @@ class LocalReplicatorTest {
             images.add(image);
           }
         };
-    LocalReplicator original = new LocalReplicator(machine, recorder, clock::get);
+    LocalReplicator<Object, Object, Object> original =
+        new LocalReplicator<>(machine, recorder, clock::get);
     long session = open(original, machine);
     original.submit(
         new Command.Request(session, 1, new Operation.Create(X, 1, SemaphoreOptions.DEFAULT)),
@@ -175,7 +178,8 @@ class LocalReplicatorTest {
                 Arrays.copyOf(images.get(0).bytes(), images.get(0).length()), machine.limits())
             .machine();
     AtomicLong laterClock = new AtomicLong(900 * second); // another process, much later
-    LocalReplicator restoredNode = new LocalReplicator(restored, new Recorder(), laterClock::get);
+    LocalReplicator<Object, Object, Object> restoredNode =
+        new LocalReplicator<>(restored, new Recorder(), laterClock::get);
 
     assertThat(restored.timers().get(0).deadline()).isEqualTo(leaseEnd);
     assertThat(leaseEnd - restoredNode.logTime()).isEqualTo(20 * second);
@@ -183,7 +187,8 @@ class LocalReplicatorTest {
 
   @Test
   void afterCloseNothingIsAccepted() {
-    LocalReplicator replicator = new LocalReplicator(new SemaphoreMachine(), new Recorder());
+    LocalReplicator<Object, Object, Object> replicator =
+        new LocalReplicator<>(new SemaphoreMachine(), new Recorder());
     replicator.close();
     assertThatThrownBy(() -> replicator.submit(new Command.OpenSession(1_000), null))
         .isInstanceOf(Replicator.ReplicatorClosedException.class);
@@ -193,9 +198,9 @@ class LocalReplicatorTest {
   void aReadAskedWhileABatchIsEndingIsAnsweredAfterThatBatchNotInsideIt() {
     SemaphoreMachine machine = new SemaphoreMachine();
     List<String> calls = new ArrayList<>();
-    LocalReplicator[] self = new LocalReplicator[1];
-    ApplyListener listener =
-        new ApplyListener() {
+    List<LocalReplicator<Object, Object, Object>> self = new ArrayList<>();
+    ApplyListener<Object, Object, Object> listener =
+        new ApplyListener<Object, Object, Object>() {
           @Override
           public void applied(
               Command command, @Nullable Object context, Outcome outcome, long logTime) {
@@ -212,13 +217,13 @@ class LocalReplicatorTest {
             calls.add("batch ended (start)");
             if (calls.size() < 10) {
               // as a connection that became writable while its answers were written asks for more
-              self[0].read(new Query.Get(X), "asked while ending");
+              self.get(0).read(new Query.Get(X), "asked while ending");
             }
             calls.add("batch ended (end)");
           }
         };
-    LocalReplicator replicator = new LocalReplicator(machine, listener);
-    self[0] = replicator;
+    LocalReplicator<Object, Object, Object> replicator = new LocalReplicator<>(machine, listener);
+    self.add(replicator);
 
     replicator.submit(new Command.OpenSession(60_000_000_000L), null);
 

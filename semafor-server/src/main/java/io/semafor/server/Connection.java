@@ -15,6 +15,7 @@ import io.semafor.core.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.ErrorCode;
 import io.semafor.core.Operation;
+import io.semafor.core.Outcome;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
@@ -69,12 +70,12 @@ import org.slf4j.LoggerFactory;
  * <p>Frames are read on the channel's event loop; {@link #send} may be called from any thread (the
  * thread applying commands), Netty serialising the writes.
  */
-final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
+final class Connection extends SimpleChannelInboundHandler<ClientFrame> implements CommandOrigin {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
   private static final ServerFrame PONG =
       ServerFrame.newBuilder().setPong(Pong.getDefaultInstance()).build();
 
-  private final Replicator replicator;
+  private final Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
   private final Sessions sessions;
   private final SessionQuota quota;
   private final ServerConfig config;
@@ -128,7 +129,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   private @Nullable ScheduledFuture<?> expiry;
 
   Connection(
-      Replicator replicator,
+      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator,
       Sessions sessions,
       SessionQuota quota,
       ConnectionCaps caps,
@@ -180,7 +181,51 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   /** A read in flight: where and under which id to answer it. */
-  record PendingRead(Connection connection, long id) {}
+  // ------------------------------------------------------------------ a command's origin
+
+  @Override
+  public void refused(Command command, String leaderHint) {
+    if (command instanceof Command.Request request) {
+      unanswered(request.requestId());
+    }
+    // the client reconnects to the leader and sends the request again under its id
+    notLeader(leaderHint);
+  }
+
+  @Override
+  public void applied(Command command, Outcome outcome, long logTime, CommandOrigin.Answers to) {
+    Reply reply = outcome.reply();
+    if (reply == null) {
+      return; // it waits: its grant is answered when it comes
+    }
+    if (command instanceof Command.OpenSession) {
+      if (reply.result() instanceof Result.SessionOpened opened) {
+        opened(opened.sessionId());
+      } else if (reply.result() instanceof Result.Failure failure) {
+        openFailed(failure.code(), failure.message());
+      }
+    } else if (command instanceof Command.Request) {
+      to.route(reply, this, logTime);
+    }
+  }
+
+  @Override
+  public Connection asker() {
+    return this;
+  }
+
+  record PendingRead(Connection connection, long id) implements ReadOrigin {
+    @Override
+    public void refused(String leaderHint) {
+      connection.readAnswered();
+      connection.notLeader(leaderHint);
+    }
+
+    @Override
+    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
+      to.readAnswered(this, query, reply, logTime);
+    }
+  }
 
   /** A snapshot asked for: where and under which id to send it. */
   record PendingSnapshot(Connection connection, long id) {}
@@ -782,7 +827,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
   }
 
   /** The replicator this connection submits to. */
-  Replicator replicator() {
+  Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator() {
     return replicator;
   }
 
@@ -880,7 +925,25 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
    * carried acknowledgements. Either tells the client its acknowledgements are in, so it must not
    * go out before they are (see {@link OwedPongs}).
    */
-  record AfterAcks(Connection connection, @Nullable ServerFrame answer) {}
+  record AfterAcks(Connection connection, @Nullable ServerFrame answer) implements CommandOrigin {
+    @Override
+    public void refused(Command command, String leaderHint) {
+      // the client reconnects to the leader and sends the acknowledgements again
+      connection.notLeader(leaderHint);
+    }
+
+    @Override
+    public void applied(Command command, Outcome outcome, long logTime, CommandOrigin.Answers to) {
+      for (ServerFrame frame : connection.acksApplied(this)) {
+        to.send(connection, frame);
+      }
+    }
+
+    @Override
+    public @Nullable Connection asker() {
+      return null;
+    }
+  }
 
   /**
    * The {@code Acknowledge} that {@code after} waited for was applied: the frames that may go now.

@@ -5,7 +5,6 @@ import io.semafor.core.Effect;
 import io.semafor.core.Outcome;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
-import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
@@ -33,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * cancelled, sessions are tracked from start to end. Answers are held in an {@link Outbox} until
  * the batch ends. Runs on the applying thread.
  */
-final class Edge implements ApplyListener {
+final class Edge
+    implements ApplyListener<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>,
+        CommandOrigin.Answers,
+        ReadOrigin.Answers {
   private final Sessions sessions;
   private final Timers timers;
   private final Outbox outbox = new Outbox();
@@ -81,55 +83,33 @@ final class Edge implements ApplyListener {
   }
 
   @Override
-  public void refused(Command command, @Nullable Object context, String leaderHint) {
+  public void refused(Command command, @Nullable CommandOrigin origin, String leaderHint) {
     if (command instanceof Command.ContinueGrants) {
       continuing.set(false); // the leader continues: it proposes one when it takes over
     }
-    if (context instanceof LocalCommand local) {
-      local.answer().completeExceptionally(new NotLeader(leaderHint));
-      return;
-    }
-    if (context instanceof Connection.AfterAcks after) {
-      // the client reconnects to the leader and sends the acknowledgements again
-      after.connection().notLeader(leaderHint);
-    } else if (context instanceof Connection connection) {
-      if (command instanceof Command.Request request) {
-        connection.unanswered(request.requestId());
-      }
-      // the client reconnects to the leader and sends the request again under its id
-      connection.notLeader(leaderHint);
+    if (origin != null) {
+      origin.refused(command, leaderHint);
     }
   }
 
   @Override
-  public void readRefused(Query query, @Nullable Object context, String leaderHint) {
-    if (context instanceof Connection.PendingRead read) {
-      read.connection().readAnswered();
-      read.connection().notLeader(leaderHint);
-    } else if (context instanceof WatchStart start) {
-      start.connection().readAnswered();
-      start.connection().notLeader(leaderHint);
-    } else if (context instanceof WatchCatchUp catchUp) {
-      catchUp.connection().caughtUp();
-      catchUp.connection().notLeader(leaderHint);
-    } else if (context instanceof LocalRead local) {
-      local.answer().completeExceptionally(new NotLeader(leaderHint));
-    } else if (context instanceof Revocation.Sweep sweep) {
-      sweep.done().complete(Revocation.Ended.NONE); // the leader's sweep is the one that counts
+  public void readRefused(Query query, @Nullable ReadOrigin origin, String leaderHint) {
+    if (origin != null) {
+      origin.refused(leaderHint);
     }
   }
 
   @Override
-  public void snapshotTaken(@Nullable Object context, SnapshotFile.Image image) {
-    if (context instanceof Connection.PendingSnapshot asked) {
+  public void snapshotTaken(Connection.@Nullable PendingSnapshot asked, SnapshotFile.Image image) {
+    if (asked != null) {
       asked.connection().readAnswered();
       asked.connection().sendSnapshot(asked.id(), image);
     }
   }
 
   @Override
-  public void snapshotRefused(@Nullable Object context, String leaderHint) {
-    if (context instanceof Connection.PendingSnapshot asked) {
+  public void snapshotRefused(Connection.@Nullable PendingSnapshot asked, String leaderHint) {
+    if (asked != null) {
       asked.connection().readAnswered();
       asked.connection().notLeader(leaderHint);
     }
@@ -191,7 +171,8 @@ final class Edge implements ApplyListener {
   final ConsoleFeed consoleFeed = new ConsoleFeed();
 
   @Override
-  public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
+  public void applied(
+      Command command, @Nullable CommandOrigin origin, Outcome outcome, long logTime) {
     lastRevision = outcome.revision();
     if (!outcome.changed().isEmpty()) {
       consoleFeed.changed(outcome.changed());
@@ -232,39 +213,17 @@ final class Edge implements ApplyListener {
       } else if (effect instanceof Effect.SessionEnded ended) {
         sessions.ended(ended.sessionId(), command instanceof Command.ExpireSession);
       } else if (effect instanceof Effect.LeaseOfAnother other
-          && context instanceof Connection asker) {
-        auditLeaseOfAnother(other, asker);
+          && origin != null
+          && origin.asker() != null) {
+        auditLeaseOfAnother(other, origin.asker());
       } else if (effect instanceof Effect.GrantsPending && continuing.compareAndSet(false, true)) {
         continueAfterFlush = true;
       }
     }
-    if (context instanceof LocalCommand local) {
-      Reply answer = outcome.reply();
-      if (answer != null) {
-        local.answer().complete(answer);
-      } else {
-        local.answer().completeExceptionally(new IllegalStateException("the command waits"));
-      }
-      return;
-    }
-    if (context instanceof Connection.AfterAcks after) {
-      for (ServerFrame frame : after.connection().acksApplied(after)) {
-        outbox.add(after.connection(), frame);
-      }
-      return;
-    }
-    Reply reply = outcome.reply();
-    if (reply == null) {
-      return;
-    }
-    if (command instanceof Command.OpenSession && context instanceof Connection connection) {
-      if (reply.result() instanceof Result.SessionOpened opened) {
-        connection.opened(opened.sessionId());
-      } else if (reply.result() instanceof Result.Failure failure) {
-        connection.openFailed(failure.code(), failure.message());
-      }
-    } else if (command instanceof Command.Request) {
-      route(reply, context instanceof Connection c ? c : null, logTime);
+    if (origin != null) {
+      origin.applied(command, outcome, logTime, this);
+    } else if (command instanceof Command.Request && outcome.reply() != null) {
+      route(outcome.reply(), null, logTime); // a request the server made (a refused waiter)
     }
   }
 
@@ -272,7 +231,8 @@ final class Edge implements ApplyListener {
    * Sends a request's reply where its session is attached now, else back where it came from; the
    * connection that asked sees the reply too, for its audit log, wherever it goes.
    */
-  private void route(Reply reply, @Nullable Connection asker, long logTime) {
+  @Override
+  public void route(Reply reply, @Nullable Connection asker, long logTime) {
     if (asker != null) {
       asker.answered(reply);
     }
@@ -287,15 +247,50 @@ final class Edge implements ApplyListener {
     }
   }
 
+  @Override
+  public void send(Connection connection, ServerFrame frame) {
+    outbox.add(connection, frame);
+  }
+
   /** A read asked from inside the server (the admin endpoint): its answer completes the future. */
-  record LocalRead(CompletableFuture<Reply> answer) {}
+  record LocalRead(CompletableFuture<Reply> answer) implements ReadOrigin {
+    @Override
+    public void refused(String leaderHint) {
+      answer.completeExceptionally(new NotLeader(leaderHint));
+    }
+
+    @Override
+    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
+      answer.complete(reply);
+    }
+  }
 
   /**
    * A command proposed from inside the server (the console's actions): its reply completes the
    * future; a command that would wait fails it (the console proposes none), and so does a refusal,
    * with {@link NotLeader}.
    */
-  record LocalCommand(CompletableFuture<Reply> answer) {}
+  record LocalCommand(CompletableFuture<Reply> answer) implements CommandOrigin {
+    @Override
+    public void refused(Command command, String leaderHint) {
+      answer.completeExceptionally(new NotLeader(leaderHint));
+    }
+
+    @Override
+    public void applied(Command command, Outcome outcome, long logTime, CommandOrigin.Answers to) {
+      Reply reply = outcome.reply();
+      if (reply != null) {
+        answer.complete(reply);
+      } else {
+        answer.completeExceptionally(new IllegalStateException("the command waits"));
+      }
+    }
+
+    @Override
+    public @Nullable Connection asker() {
+      return null;
+    }
+  }
 
   /**
    * This node does not lead: the command was not proposed, or the read not made (a follower answers
@@ -314,51 +309,47 @@ final class Edge implements ApplyListener {
   }
 
   @Override
-  public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {
-    if (context instanceof WatchStart start) {
-      start.connection().readAnswered();
-      startWatch(start, logTime);
-      return;
+  public void answered(Query query, @Nullable ReadOrigin origin, Reply reply, long logTime) {
+    if (origin != null) {
+      origin.answered(query, reply, logTime, this);
     }
-    if (context instanceof WatchCatchUp catchUp) {
-      catchUp(catchUp.connection(), logTime);
-      return;
+  }
+
+  @Override
+  public void sweep(Revocation.Sweep sweep) {
+    int watchesEnded = endWatchesDenied(sweep.access());
+    SemaphoreMachine m = machine;
+    List<Command.RefuseWaiter> refusals =
+        m == null ? List.of() : Revocation.refusals(sweep, m.waitingRequests());
+    for (Command.RefuseWaiter refusal : refusals) {
+      propose.accept(refusal);
     }
-    if (context instanceof Revocation.Sweep sweep) {
-      int watchesEnded = endWatchesDenied(sweep.access());
-      SemaphoreMachine m = machine;
-      List<Command.RefuseWaiter> refusals =
-          m == null ? List.of() : Revocation.refusals(sweep, m.waitingRequests());
-      for (Command.RefuseWaiter refusal : refusals) {
-        propose.accept(refusal);
-      }
-      sweep.done().complete(new Revocation.Ended(watchesEnded, refusals.size()));
-      return;
+    sweep.done().complete(new Revocation.Ended(watchesEnded, refusals.size()));
+  }
+
+  @Override
+  public void heartbeat(long logTime) {
+    synchronized (watches) {
+      this.logTime = logTime;
+      watches.heartbeat(state);
     }
-    if (context instanceof WatchHeartbeat) {
-      synchronized (watches) {
-        this.logTime = logTime;
-        watches.heartbeat(state);
-      }
-      return;
+  }
+
+  @Override
+  public void readAnswered(Connection.PendingRead read, Query query, Reply reply, long logTime) {
+    if (read.connection().readOnPast(read.id(), query, reply)) {
+      return; // still in flight: the page read next answers it
     }
-    if (context instanceof LocalRead local) {
-      local.answer().complete(reply);
-    } else if (context instanceof Connection.PendingRead read) {
-      if (read.connection().readOnPast(read.id(), query, reply)) {
-        return; // still in flight: the page read next answers it
-      }
-      // the read's slot is freed when its answer is written to the connection, not now: freed
-      // here, a client that never reads could have any number of answers queued in this batch
-      // (a batch goes on while commands keep coming), counted by nothing
-      outbox.addReadAnswer(
-          read.connection(),
-          ServerFrame.newBuilder()
-              .setReadResponse(
-                  WireResults.readResponse(
-                      read.id(), read.connection().visible(reply), logTime, sessions::sinceHeard))
-              .build());
-    }
+    // the read's slot is freed when its answer is written to the connection, not now: freed
+    // here, a client that never reads could have any number of answers queued in this batch
+    // (a batch goes on while commands keep coming), counted by nothing
+    outbox.addReadAnswer(
+        read.connection(),
+        ServerFrame.newBuilder()
+            .setReadResponse(
+                WireResults.readResponse(
+                    read.id(), read.connection().visible(reply), logTime, sessions::sinceHeard))
+            .build());
   }
 
   /** Connections whose watches were left behind in the batch under way. Applying thread. */
@@ -420,7 +411,7 @@ final class Edge implements ApplyListener {
    * the apply order, with nothing applied between what it is first told and its first live event.
    * Equal only to itself: an id unwatched and watched again is another start.
    */
-  static final class WatchStart {
+  static final class WatchStart implements ReadOrigin {
     private final Connection connection;
     private final long id;
     private final io.semafor.core.Name name;
@@ -473,13 +464,44 @@ final class Edge implements ApplyListener {
     boolean summary() {
       return summary;
     }
+
+    @Override
+    public void refused(String leaderHint) {
+      connection.readAnswered();
+      connection.notLeader(leaderHint);
+    }
+
+    @Override
+    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
+      connection.readAnswered();
+      to.startWatch(this, logTime);
+    }
   }
 
   /** A connection that can take events again: its watches left behind are caught up. */
-  record WatchCatchUp(Connection connection) {}
+  record WatchCatchUp(Connection connection) implements ReadOrigin {
+    @Override
+    public void refused(String leaderHint) {
+      connection.caughtUp();
+      connection.notLeader(leaderHint);
+    }
+
+    @Override
+    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
+      to.catchUp(connection, logTime);
+    }
+  }
 
   /** Time for every watch that keeps up to be told it is synced (proof of life, decision 0041). */
-  record WatchHeartbeat() {}
+  record WatchHeartbeat() implements ReadOrigin {
+    @Override
+    public void refused(String leaderHint) {} // the leader's heartbeat is the one that counts
+
+    @Override
+    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
+      to.heartbeat(logTime);
+    }
+  }
 
   /** How often watches are told they are synced when nothing else is said. */
   static final java.time.Duration WATCH_HEARTBEAT = java.time.Duration.ofSeconds(30);
@@ -560,7 +582,8 @@ final class Edge implements ApplyListener {
     }
   }
 
-  private void startWatch(WatchStart s, long logTime) {
+  @Override
+  public void startWatch(WatchStart s, long logTime) {
     synchronized (watches) {
       if (!s.connection().watching(s)) {
         return; // unwatched, or the connection closed, while the start was on its way
@@ -578,7 +601,8 @@ final class Edge implements ApplyListener {
     }
   }
 
-  private void catchUp(Connection connection, long logTime) {
+  @Override
+  public void catchUp(Connection connection, long logTime) {
     connection.caughtUp();
     synchronized (watches) {
       WatchSink sink = sinks.get(connection);

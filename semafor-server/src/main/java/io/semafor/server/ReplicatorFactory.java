@@ -10,8 +10,11 @@ import io.semafor.replication.Replicator;
  * Raft group member (semafor-raft), which the server cannot tell apart. A replicator that
  * implements Micrometer's {@code MeterBinder} is bound to the server's metrics registry once made:
  * that is how a Raft member's series reach {@code /metrics} without the server knowing Raft.
+ *
+ * <p>A replicator hands back, untouched, what the server gives with each request (its contexts,
+ * typed by the server and private to it), so a factory makes one for any context types: implement
+ * it with a method reference or a class, not a lambda (a lambda cannot be generic).
  */
-@FunctionalInterface
 public interface ReplicatorFactory {
   /** The single-node default: commands applied in this process, no log. */
   ReplicatorFactory LOCAL = LocalReplicator::new;
@@ -22,9 +25,13 @@ public interface ReplicatorFactory {
    * its timers are armed at their deadlines, log time continuing from the snapshot's.
    */
   static ReplicatorFactory restoring(SemaphoreMachine restored) {
-    return (empty, listener) -> {
-      listener.restored(restored, restored.now());
-      return new LocalReplicator(restored, listener);
+    return new ReplicatorFactory() {
+      @Override
+      public <C, R, S> Replicator<C, R, S> create(
+          SemaphoreMachine empty, ApplyListener<C, R, S> listener) {
+        listener.restored(restored, restored.now());
+        return new LocalReplicator<>(restored, listener);
+      }
     };
   }
 
@@ -33,5 +40,5 @@ public interface ReplicatorFactory {
    *
    * @throws java.io.UncheckedIOException (or another unchecked exception) if it cannot start
    */
-  Replicator create(SemaphoreMachine machine, ApplyListener listener);
+  <C, R, S> Replicator<C, R, S> create(SemaphoreMachine machine, ApplyListener<C, R, S> listener);
 }

@@ -57,13 +57,26 @@ final class Revocation {
    * watch runs there, and the leader's own sweep refuses the waiters).
    */
   record Sweep(
-      Access access,
-      Set<Long> closedSessions,
-      String closedReason,
-      CompletableFuture<Ended> done) {}
+      Access access, Set<Long> closedSessions, String closedReason, CompletableFuture<Ended> done)
+      implements ReadOrigin {
+    @Override
+    public void refused(String leaderHint) {
+      done.complete(Ended.NONE); // the leader's sweep is the one that counts
+    }
+
+    @Override
+    public void answered(
+        io.semafor.core.Query query,
+        io.semafor.core.Reply reply,
+        long logTime,
+        ReadOrigin.Answers to) {
+      to.sweep(this);
+    }
+  }
 
   /** Asks for {@code sweep} to be made in the apply order. Any thread. */
-  static void sweep(Replicator replicator, Sweep sweep) {
+  static void sweep(
+      Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator, Sweep sweep) {
     try {
       replicator.read(new Query.ListNames(Name.of(""), 1, null), sweep);
     } catch (RuntimeException closing) {
@@ -76,7 +89,10 @@ final class Revocation {
    * longer admits, then sweeps and waits for the sweep (at most {@link #SWEEP_WAIT}). Returns what
    * was done, for the reload's answer.
    */
-  static String reloaded(Iterable<Channel> connections, Replicator replicator, Access access)
+  static String reloaded(
+      Iterable<Channel> connections,
+      Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator,
+      Access access)
       throws InterruptedException {
     Instant now = Instant.now();
     Set<Long> closedSessions = new HashSet<>();

@@ -56,7 +56,7 @@ public final class SemaforServer implements AutoCloseable {
   private final SessionQuota quota;
   private final ConnectionCaps caps;
   private final PendingFrameBudget pendingFrames;
-  private final Replicator replicator;
+  private final Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator;
   private final Channel listener;
   private final ServerMetrics metrics;
   private final @Nullable AdminServer admin;
@@ -68,11 +68,12 @@ public final class SemaforServer implements AutoCloseable {
       throws InterruptedException {
     this.config = config;
     this.transport = Transport.choose(config.nativeTransport());
-    AtomicReference<Replicator> target = new AtomicReference<>();
+    AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target =
+        new AtomicReference<>();
     this.timers =
         new Timers(
             key -> {
-              Replicator r = target.get();
+              Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = target.get();
               if (r != null && !closed) {
                 r.submit(Edge.expiry(key), null);
               }
@@ -281,15 +282,20 @@ public final class SemaforServer implements AutoCloseable {
    * this node does not lead (the leader proposes its own) or is closing; one proposed while the
    * replicator is still starting (a Raft member that leads at once) waits for it, a second at most.
    */
-  private void proposeLater(AtomicReference<Replicator> target, Command command) {
+  private void proposeLater(
+      AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target,
+      Command command) {
     proposeLater(target, command, 100);
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // one-shot tasks; nothing to cancel
-  private void proposeLater(AtomicReference<Replicator> target, Command command, int tries) {
+  private void proposeLater(
+      AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target,
+      Command command,
+      int tries) {
     timers.schedule(
         () -> {
-          Replicator r = target.get();
+          Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = target.get();
           if (r == null && !closed && tries > 1) {
             proposeLater(target, command, tries - 1);
             return;
@@ -392,7 +398,7 @@ public final class SemaforServer implements AutoCloseable {
   }
 
   /** The replicator, for the console's actions. */
-  Replicator replicator() {
+  Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator() {
     return replicator;
   }
 

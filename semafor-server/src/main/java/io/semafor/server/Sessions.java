@@ -72,7 +72,8 @@ final class Sessions {
   private final Timers timers;
   private final ListeningClock clock;
   private final SessionQuota quota;
-  private volatile @Nullable Replicator replicator;
+  private volatile @Nullable Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>
+      replicator;
 
   /**
    * Sessions whose liveness is watched on {@code timers}, which also tick {@code clock}, each given
@@ -85,7 +86,7 @@ final class Sessions {
     timers.every(clock::tick, ListeningClock.TICK_NANOS);
   }
 
-  void replicator(Replicator value) {
+  void replicator(Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> value) {
     replicator = value;
   }
 
@@ -225,7 +226,7 @@ final class Sessions {
       watch(session, session.ttlNanos - silent);
       return;
     }
-    Replicator r = replicator;
+    Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = replicator;
     if (r != null) {
       try {
         r.submit(new Command.ExpireSession(session.id), null);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.core.Command;
 import io.semafor.core.Query;
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.protocol.v1.Acquire;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.CloseSession;
@@ -16,6 +17,7 @@ import io.semafor.protocol.v1.KeepAlive;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.replication.ApplyListener;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
 import java.io.IOException;
@@ -47,8 +49,13 @@ class AcknowledgementTest {
     server =
         SemaforServer.start(
             ServerConfig.builder().port(0).defaultSessionTtl(Duration.ofSeconds(10)).build(),
-            (machine, listener) ->
-                new AcknowledgementsHeld(new LocalReplicator(machine, listener)));
+            new ReplicatorFactory() {
+              @Override
+              public <C, R, S> Replicator<C, R, S> create(
+                  SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+                return new AcknowledgementsHeld<>(new LocalReplicator<>(machine, listener));
+              }
+            });
   }
 
   @AfterEach
@@ -213,15 +220,15 @@ class AcknowledgementTest {
   }
 
   /** A local replicator that keeps {@code Acknowledge} commands back while {@link #holding}. */
-  private final class AcknowledgementsHeld implements Replicator {
-    private final Replicator delegate;
+  private final class AcknowledgementsHeld<C, R, S> implements Replicator<C, R, S> {
+    private final Replicator<C, R, S> delegate;
 
-    AcknowledgementsHeld(Replicator delegate) {
+    AcknowledgementsHeld(Replicator<C, R, S> delegate) {
       this.delegate = delegate;
     }
 
     @Override
-    public void submit(Command command, @Nullable Object context) {
+    public void submit(Command command, @Nullable C context) {
       if (holding && command instanceof Command.Acknowledge) {
         synchronized (heldAcknowledgements) {
           heldAcknowledgements.add(() -> delegate.submit(command, context));
@@ -232,12 +239,12 @@ class AcknowledgementTest {
     }
 
     @Override
-    public void read(Query query, @Nullable Object context) {
+    public void read(Query query, @Nullable R context) {
       delegate.read(query, context);
     }
 
     @Override
-    public void snapshot(@Nullable Object context) {
+    public void snapshot(@Nullable S context) {
       delegate.snapshot(context);
     }
 

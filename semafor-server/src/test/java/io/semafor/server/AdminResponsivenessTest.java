@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.core.Command;
 import io.semafor.core.Query;
+import io.semafor.core.SemaphoreMachine;
+import io.semafor.replication.ApplyListener;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
 import java.net.URI;
@@ -49,25 +51,25 @@ class AdminResponsivenessTest {
   }
 
   /** The in-process replicator, except that membership changes hang until the test ends. */
-  private final class HangingMembership implements Replicator {
-    private final LocalReplicator local;
+  private final class HangingMembership<C, R, S> implements Replicator<C, R, S> {
+    private final LocalReplicator<C, R, S> local;
 
-    HangingMembership(LocalReplicator local) {
+    HangingMembership(LocalReplicator<C, R, S> local) {
       this.local = local;
     }
 
     @Override
-    public void submit(Command command, @Nullable Object context) {
+    public void submit(Command command, @Nullable C context) {
       local.submit(command, context);
     }
 
     @Override
-    public void read(Query query, @Nullable Object context) {
+    public void read(Query query, @Nullable R context) {
       local.read(query, context);
     }
 
     @Override
-    public void snapshot(@Nullable Object context) {
+    public void snapshot(@Nullable S context) {
       local.snapshot(context);
     }
 
@@ -122,7 +124,13 @@ class AdminResponsivenessTest {
     server =
         SemaforServer.start(
             ServerConfig.builder().port(0).adminPort(0).build(),
-            (machine, listener) -> new HangingMembership(new LocalReplicator(machine, listener)));
+            new ReplicatorFactory() {
+              @Override
+              public <C, R, S> Replicator<C, R, S> create(
+                  SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+                return new HangingMembership<>(new LocalReplicator<>(machine, listener));
+              }
+            });
     // warm up: the first scrape loads classes, which a loaded machine can take a second over
     assertThat(get("/metrics").statusCode()).isEqualTo(200);
     List<CompletableFuture<HttpResponse<String>>> adds = new ArrayList<>();

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.semafor.core.Command;
 import io.semafor.core.Operation;
 import io.semafor.core.Query;
+import io.semafor.core.SemaphoreMachine;
 import io.semafor.protocol.v1.Create;
 import io.semafor.protocol.v1.Delete;
 import io.semafor.protocol.v1.Hello;
@@ -57,8 +58,13 @@ class AuditedOutcomeTest {
     server =
         SemaforServer.start(
             ServerConfig.builder().port(0).security(Security.of(authFile)).build(),
-            (machine, listener) ->
-                new HoldingDeletes(new LocalReplicator(machine, listener), listener));
+            new ReplicatorFactory() {
+              @Override
+              public <C, R, S> Replicator<C, R, S> create(
+                  SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+                return new HoldingDeletes<>(new LocalReplicator<>(machine, listener), listener);
+              }
+            });
   }
 
   @AfterEach
@@ -67,17 +73,17 @@ class AuditedOutcomeTest {
   }
 
   /** Lets the local replicator apply everything but deletes, which wait in {@link #heldDeletes}. */
-  private final class HoldingDeletes implements Replicator {
-    private final LocalReplicator inner;
-    private final ApplyListener listener;
+  private final class HoldingDeletes<C, R, S> implements Replicator<C, R, S> {
+    private final LocalReplicator<C, R, S> inner;
+    private final ApplyListener<C, R, S> listener;
 
-    HoldingDeletes(LocalReplicator inner, ApplyListener listener) {
+    HoldingDeletes(LocalReplicator<C, R, S> inner, ApplyListener<C, R, S> listener) {
       this.inner = inner;
       this.listener = listener;
     }
 
     @Override
-    public void submit(Command command, @Nullable Object context) {
+    public void submit(Command command, @Nullable C context) {
       if (command instanceof Command.Request r && r.operation() instanceof Operation.Delete) {
         heldDeletes.add(() -> inner.submit(command, context));
         heldDeletes.add(() -> listener.refused(command, context, "127.0.0.1:1"));
@@ -87,12 +93,12 @@ class AuditedOutcomeTest {
     }
 
     @Override
-    public void read(Query query, @Nullable Object context) {
+    public void read(Query query, @Nullable R context) {
       inner.read(query, context);
     }
 
     @Override
-    public void snapshot(@Nullable Object context) {
+    public void snapshot(@Nullable S context) {
       inner.snapshot(context);
     }
 

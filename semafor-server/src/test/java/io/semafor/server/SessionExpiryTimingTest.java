@@ -35,21 +35,22 @@ class SessionExpiryTimingTest {
   }
 
   /** Records each proposed expiry with when it came; refuses the first {@code refusals}. */
-  private static final class RecordingReplicator implements Replicator {
+  private static final class RecordingReplicator
+      implements Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> {
     final List<Long> proposedAt = new CopyOnWriteArrayList<>();
 
     @Override
-    public void submit(Command command, @Nullable Object context) {
+    public void submit(Command command, @Nullable CommandOrigin context) {
       if (command instanceof Command.ExpireSession) {
         proposedAt.add(System.nanoTime());
       }
     }
 
     @Override
-    public void read(Query query, @Nullable Object context) {}
+    public void read(Query query, @Nullable ReadOrigin context) {}
 
     @Override
-    public void snapshot(@Nullable Object context) {}
+    public void snapshot(Connection.@Nullable PendingSnapshot context) {}
 
     @Override
     public long logTime() {

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
 final class RatisReplica implements GateReplica {
   private static final Name GATE = Name.of("gate");
 
-  private final RaftReplicator replicator;
+  private final RaftReplicator<Asker, Void, Void> replicator;
   private long[] sessions = new long[0];
   private long[] nextRequest = new long[0];
 
@@ -74,7 +74,15 @@ final class RatisReplica implements GateReplica {
 
   private Outcome call(Command command) throws Exception {
     CompletableFuture<Outcome> answer = new CompletableFuture<>();
-    replicator.submit(command, answer);
+    replicator.submit(
+        command,
+        outcome -> {
+          if (outcome != null) {
+            answer.complete(outcome);
+          } else {
+            answer.completeExceptionally(new IllegalStateException("refused: not the leader"));
+          }
+        });
     return answer.get(30, TimeUnit.SECONDS);
   }
 
@@ -90,7 +98,7 @@ final class RatisReplica implements GateReplica {
     List<Long> acks = request > 1 ? List.of(request - 1) : List.of();
     replicator.submit(
         new Command.Request(sessions[client], request, acks, new Operation.Increment(GATE, 1)),
-        committed);
+        outcome -> committed.done(outcome != null));
   }
 
   @Override
@@ -106,27 +114,28 @@ final class RatisReplica implements GateReplica {
     replicator.close();
   }
 
-  /** Completes whatever each command carried: a future while preparing, a callback under load. */
-  private static final class Listener implements ApplyListener {
+  /** Who submitted a command: told its outcome, or null if it was refused. */
+  @FunctionalInterface
+  private interface Asker {
+    void done(@Nullable Outcome outcome);
+  }
+
+  /** Tells each command's asker how it went; this gate makes no reads or snapshots. */
+  private static final class Listener implements ApplyListener<Asker, Void, Void> {
     @Override
-    @SuppressWarnings("unchecked")
-    public void applied(Command command, @Nullable Object context, Outcome outcome, long logTime) {
-      if (context instanceof Committed committed) {
-        committed.done(true);
-      } else if (context instanceof CompletableFuture<?> future) {
-        ((CompletableFuture<Outcome>) future).complete(outcome);
+    public void applied(Command command, @Nullable Asker asker, Outcome outcome, long logTime) {
+      if (asker != null) {
+        asker.done(outcome);
       }
     }
 
     @Override
-    public void answered(Query query, @Nullable Object context, Reply reply, long logTime) {}
+    public void answered(Query query, @Nullable Void context, Reply reply, long logTime) {}
 
     @Override
-    public void refused(Command command, @Nullable Object context, String leaderHint) {
-      if (context instanceof Committed committed) {
-        committed.done(false);
-      } else if (context instanceof CompletableFuture<?> future) {
-        future.completeExceptionally(new IllegalStateException("refused; leader " + leaderHint));
+    public void refused(Command command, @Nullable Asker asker, String leaderHint) {
+      if (asker != null) {
+        asker.done(null);
       }
     }
   }
