@@ -5,6 +5,7 @@
  * release (docs/client.md).
  */
 module io.semafor.client {
+  requires transitive io.semafor; // ErrorCode, SemaphoreOptions, Policy, ClientInfo: its API too
   requires io.semafor.protocol;
   requires static transitive org.jspecify; // annotations only: not needed at run time
   requires org.slf4j;

@@ -1,9 +1,9 @@
 package io.semafor.examples;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
-import io.semafor.client.SemaphoreOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

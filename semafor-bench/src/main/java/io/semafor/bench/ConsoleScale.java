@@ -48,7 +48,7 @@ public final class ConsoleScale {
         creates.add(
             filler
                 .semaphore(String.format(Locale.ROOT, "scale/%06d", i))
-                .createAsync(1, io.semafor.client.SemaphoreOptions.DEFAULT));
+                .createAsync(1, io.semafor.SemaphoreOptions.DEFAULT));
         if (creates.size() == 2_000) {
           CompletableFuture.allOf(creates.toArray(CompletableFuture[]::new))
               .get(60, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package io.semafor.bench;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Effect;
 import io.semafor.core.Limits;
@@ -9,7 +10,6 @@ import io.semafor.core.Outcome;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,5 +1,6 @@
 package io.semafor.bench;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
@@ -8,7 +9,6 @@ import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package io.semafor.cli;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.client.SemaphoreOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -1,6 +1,6 @@
 package io.semafor.cli;
 
-import io.semafor.client.ClientInfo;
+import io.semafor.ClientInfo;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
 import java.time.Duration;

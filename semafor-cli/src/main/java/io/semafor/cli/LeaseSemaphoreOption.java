@@ -1,6 +1,6 @@
 package io.semafor.cli;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import picocli.CommandLine.Option;
 

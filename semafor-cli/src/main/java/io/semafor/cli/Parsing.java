@@ -1,7 +1,8 @@
 package io.semafor.cli;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.client.SemaphoreOptions;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -11,10 +12,10 @@ import picocli.CommandLine;
 final class Parsing {
   private Parsing() {}
 
-  static SemaphoreOptions.Policy policy(String text) {
+  static Policy policy(String text) {
     return switch (text.toLowerCase(Locale.ROOT)) {
-      case "fifo" -> SemaphoreOptions.Policy.FIFO;
-      case "barging" -> SemaphoreOptions.Policy.BARGING;
+      case "fifo" -> Policy.FIFO;
+      case "barging" -> Policy.BARGING;
       default ->
           throw new CommandLine.TypeConversionException(
               "--policy: '" + text + "' is neither fifo nor barging");

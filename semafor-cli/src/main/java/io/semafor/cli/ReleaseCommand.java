@@ -25,7 +25,7 @@ final class ReleaseCommand extends ClientCommand {
     }
     if (!released) {
       throw new io.semafor.client.SemaforException(
-          io.semafor.client.ErrorCode.NOT_FOUND,
+          io.semafor.ErrorCode.NOT_FOUND,
           "lease " + permitId + " does not exist (it ended, or was released)");
     }
     output.result(

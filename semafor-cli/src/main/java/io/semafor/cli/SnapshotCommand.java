@@ -128,7 +128,7 @@ final class SnapshotCommand {
                 server.credentials.token());
       } catch (io.semafor.client.SemaforException e) {
         deleteQuietly(partial);
-        if (e.code() == io.semafor.client.ErrorCode.UNAVAILABLE) {
+        if (e.code() == io.semafor.ErrorCode.UNAVAILABLE) {
           throw new ServerOptions.Unreachable(server.server, e);
         }
         throw e;

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.semafor.SemaphoreOptions;
 import io.semafor.cli.CliProcess.Finished;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.embedded.EmbeddedSemafor;
 import io.semafor.embedded.FreePorts;
 import io.semafor.protocol.Frames;

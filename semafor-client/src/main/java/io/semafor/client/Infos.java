@@ -1,5 +1,8 @@
 package io.semafor.client;
 
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.protocol.v1.HolderView;
 import io.semafor.protocol.v1.LeaseView;
 import io.semafor.protocol.v1.Options;
@@ -128,9 +131,7 @@ final class Infos {
   static SemaphoreOptions options(Options o) {
     return new SemaphoreOptions(
         o.getCapacity(),
-        o.getPolicy() == io.semafor.protocol.v1.Policy.BARGING
-            ? SemaphoreOptions.Policy.BARGING
-            : SemaphoreOptions.Policy.FIFO,
+        o.getPolicy() == io.semafor.protocol.v1.Policy.BARGING ? Policy.BARGING : Policy.FIFO,
         o.getMaxPerSession());
   }
 }

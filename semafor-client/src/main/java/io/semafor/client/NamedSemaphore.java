@@ -1,6 +1,9 @@
 package io.semafor.client;
 
 import com.google.protobuf.ByteString;
+import io.semafor.ErrorCode;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.Acquire;
 import io.semafor.protocol.v1.AcquireLease;
@@ -106,7 +109,7 @@ public final class NamedSemaphore {
                 .setInitial(initial)
                 .setCapacity(options.capacity())
                 .setPolicy(
-                    options.policy() == SemaphoreOptions.Policy.BARGING
+                    options.policy() == Policy.BARGING
                         ? io.semafor.protocol.v1.Policy.BARGING
                         : io.semafor.protocol.v1.Policy.FIFO)
                 .setMaxPerSession(options.maxPerSession()));

@@ -1,5 +1,6 @@
 package io.semafor.client;
 
+import io.semafor.ErrorCode;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.Release;
 import io.semafor.protocol.v1.ReleaseSlot;

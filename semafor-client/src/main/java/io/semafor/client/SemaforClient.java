@@ -1,5 +1,7 @@
 package io.semafor.client;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.internal.Link;
 import io.semafor.client.internal.LinkConfig;
 import io.semafor.client.internal.LocalHost;

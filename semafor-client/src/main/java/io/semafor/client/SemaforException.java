@@ -1,5 +1,6 @@
 package io.semafor.client;
 
+import io.semafor.ErrorCode;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,5 +1,6 @@
 package io.semafor.client;
 
+import io.semafor.Policy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -162,7 +163,7 @@ public final class SemaforSemaphore extends Semaphore {
 
   @Override
   public boolean isFair() {
-    return semaphore.info().options().policy() == SemaphoreOptions.Policy.FIFO;
+    return semaphore.info().options().policy() == Policy.FIFO;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.semafor.client;
 
+import io.semafor.ClientInfo;
+import io.semafor.SemaphoreOptions;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

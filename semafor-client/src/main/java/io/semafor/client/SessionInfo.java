@@ -1,5 +1,6 @@
 package io.semafor.client;
 
+import io.semafor.ClientInfo;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,7 @@
 package io.semafor.client;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.semafor.ErrorCode;
 import io.semafor.client.internal.ErrorCodes;
 import io.semafor.client.internal.TlsSockets;
 import io.semafor.protocol.Frames;

@@ -1,6 +1,7 @@
 package io.semafor.client;
 
 import com.google.protobuf.ByteString;
+import io.semafor.ErrorCode;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.AddToWaitMany;
 import io.semafor.protocol.v1.Increment;

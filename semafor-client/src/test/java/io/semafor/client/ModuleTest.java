@@ -33,6 +33,15 @@ class ModuleTest {
   }
 
   @Test
+  void theSharedTypesComeWithTheClient() throws URISyntaxException {
+    assertThat(descriptor().requires())
+        .filteredOn(r -> r.name().equals("io.semafor"))
+        .singleElement()
+        .satisfies(
+            r -> assertThat(r.modifiers()).contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE));
+  }
+
+  @Test
   void nothingIsOpenedForReflection() throws URISyntaxException {
     assertThat(descriptor().opens()).isEmpty();
     assertThat(descriptor().isOpen()).isFalse();

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.conformance.Step.AwaitStep;
 import io.semafor.conformance.Step.Env;
 import io.semafor.conformance.Step.EnvStep;

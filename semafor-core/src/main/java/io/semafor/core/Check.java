@@ -1,5 +1,9 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
+import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,6 +20,23 @@ final class Check {
   static Result.Failure exhausted(String limit, long bound, String problem) {
     return new Result.Failure(
         ErrorCode.RESOURCE_EXHAUSTED, limit + " (" + bound + ") reached: " + problem);
+  }
+
+  /**
+   * Why {@code client} cannot be kept, or null if it can: a name or host longer than {@link
+   * ClientInfo#MAX_BYTES} in UTF-8, a pid below 0.
+   */
+  static Result.@Nullable Failure client(ClientInfo client) {
+    if (client.name().getBytes(StandardCharsets.UTF_8).length > ClientInfo.MAX_BYTES) {
+      return invalid("clientName", "longer than " + ClientInfo.MAX_BYTES + " bytes");
+    }
+    if (client.host().getBytes(StandardCharsets.UTF_8).length > ClientInfo.MAX_BYTES) {
+      return invalid("clientHost", "longer than " + ClientInfo.MAX_BYTES + " bytes");
+    }
+    if (client.pid() < 0) {
+      return invalid("clientPid", "must not be negative, was " + client.pid());
+    }
+    return null;
   }
 
   static Result.@Nullable Failure positive(String argument, long value) {

@@ -1,5 +1,7 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.SemaphoreOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.SemaphoreOptions;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
 import org.jspecify.annotations.Nullable;
 
 /** A read of the state that changes nothing and needs no log entry. */

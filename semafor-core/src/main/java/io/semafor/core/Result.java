@@ -1,5 +1,8 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import java.util.List;
 
 /**

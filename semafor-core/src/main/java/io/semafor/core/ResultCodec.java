@@ -1,5 +1,8 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package io.semafor.core;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,5 +1,7 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

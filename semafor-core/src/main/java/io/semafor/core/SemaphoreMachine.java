@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;

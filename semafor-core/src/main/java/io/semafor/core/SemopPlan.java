@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
 import java.util.Arrays;
 
 /**

@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
 import java.util.LinkedHashMap;
 import org.jspecify.annotations.Nullable;
 

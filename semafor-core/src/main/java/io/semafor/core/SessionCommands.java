@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -23,7 +24,7 @@ final class SessionCommands {
   Result open(Command.OpenSession command) {
     Result.Failure failure = Check.positive("ttl", command.ttl());
     if (failure == null) {
-      failure = command.client().check();
+      failure = Check.client(command.client());
     }
     if (failure == null) {
       failure = command.owner().check();

@@ -1,5 +1,8 @@
 package io.semafor.core;
 
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import java.io.DataInput;
 import java.io.IOException;
 import java.math.BigInteger;

@@ -1,5 +1,6 @@
 package io.semafor.core;
 
+import io.semafor.ErrorCode;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,6 +3,8 @@ package io.semafor.core;
 import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/semantics.md#takes: all-or-nothing acquire (SysV, JDK). */

@@ -2,6 +2,8 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -3,6 +3,9 @@ package io.semafor.core;
 import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ErrorCode;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,8 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/semantics.md#grant-order: one arrival order; FIFO holds back, BARGING may pass. */

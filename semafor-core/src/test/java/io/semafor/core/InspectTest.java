@@ -3,6 +3,8 @@ package io.semafor.core;
 import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

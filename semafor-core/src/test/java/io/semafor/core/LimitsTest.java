@@ -3,6 +3,7 @@ package io.semafor.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.ErrorCode;
 import org.junit.jupiter.api.Test;
 
 /** docs/semantics.md#limits: limits, each refused with RESOURCE_EXHAUSTED naming it. */

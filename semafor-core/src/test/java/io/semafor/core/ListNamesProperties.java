@@ -2,6 +2,7 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.SemaphoreOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -2,6 +2,8 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

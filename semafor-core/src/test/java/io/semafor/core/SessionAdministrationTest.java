@@ -4,6 +4,8 @@ import static io.semafor.core.Harness.DEFAULT_TTL;
 import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

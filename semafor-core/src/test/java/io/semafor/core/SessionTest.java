@@ -4,6 +4,8 @@ import static io.semafor.core.Harness.DEFAULT_TTL;
 import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

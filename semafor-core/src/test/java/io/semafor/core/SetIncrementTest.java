@@ -2,6 +2,8 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import org.junit.jupiter.api.Test;
 
 /** Set and increment, and the ceiling (docs/semantics.md#set-and-increment, #capacity). */

@@ -4,6 +4,8 @@ import static io.semafor.core.Harness.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

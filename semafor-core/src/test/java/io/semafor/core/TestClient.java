@@ -2,6 +2,7 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.SemaphoreOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

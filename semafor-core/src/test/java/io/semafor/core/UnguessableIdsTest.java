@@ -2,6 +2,9 @@ package io.semafor.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.ClientInfo;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

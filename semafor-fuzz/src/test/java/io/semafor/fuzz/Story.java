@@ -1,13 +1,13 @@
 package io.semafor.fuzz;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
 import io.semafor.core.Secret;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.core.SessionOwner;
 import java.time.Duration;

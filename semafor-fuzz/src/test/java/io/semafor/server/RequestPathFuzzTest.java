@@ -3,7 +3,7 @@ package io.semafor.server;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Operation;

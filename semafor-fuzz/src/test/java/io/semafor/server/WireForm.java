@@ -1,9 +1,9 @@
 package io.semafor.server;
 
 import com.google.protobuf.ByteString;
+import io.semafor.Policy;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
 import io.semafor.protocol.v1.AcquireLease;
 import io.semafor.protocol.v1.AddToWaitMany;

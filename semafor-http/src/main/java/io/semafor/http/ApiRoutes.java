@@ -1,8 +1,9 @@
 package io.semafor.http;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.Lease;
 import io.semafor.client.SemaforClient;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.server.http.ApiException;
 import io.semafor.server.http.Exchange;
@@ -138,10 +139,10 @@ final class ApiRoutes {
     String policy = b.stringOr("policy", "FIFO");
     long maxPerSession = b.longOr("max_per_session", 0);
     b.done();
-    SemaphoreOptions.Policy p =
+    Policy p =
         switch (String.valueOf(policy).toUpperCase(Locale.ROOT)) {
-          case "FIFO" -> SemaphoreOptions.Policy.FIFO;
-          case "BARGING" -> SemaphoreOptions.Policy.BARGING;
+          case "FIFO" -> Policy.FIFO;
+          case "BARGING" -> Policy.BARGING;
           default -> throw ApiException.invalid("policy", "must be FIFO or BARGING, was " + policy);
         };
     if (maxPerSession < 0 || maxPerSession > Integer.MAX_VALUE) {

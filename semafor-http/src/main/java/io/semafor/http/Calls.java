@@ -1,6 +1,6 @@
 package io.semafor.http;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.server.http.ApiException;

@@ -1,6 +1,6 @@
 package io.semafor.http;
 
-import io.semafor.client.ClientInfo;
+import io.semafor.ClientInfo;
 import io.semafor.client.SemaphoreInfo;
 import java.time.Duration;
 import java.util.LinkedHashMap;

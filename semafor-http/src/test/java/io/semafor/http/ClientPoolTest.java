@@ -2,7 +2,7 @@ package io.semafor.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.embedded.EmbeddedSemafor;

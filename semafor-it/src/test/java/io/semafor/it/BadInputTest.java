@@ -3,11 +3,11 @@ package io.semafor.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.io.InputStream;
 import java.io.OutputStream;

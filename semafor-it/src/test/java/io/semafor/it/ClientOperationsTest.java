@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
@@ -12,7 +13,6 @@ import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.SemaforSemaphore;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.client.WaitMany;
 import io.semafor.embedded.EmbeddedSemafor;

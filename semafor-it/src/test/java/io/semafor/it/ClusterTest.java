@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.replication.Replicator;
 import java.nio.file.Path;

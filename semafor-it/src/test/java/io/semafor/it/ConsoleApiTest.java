@@ -110,7 +110,7 @@ class ConsoleApiTest {
   void theListShowsEachSemaphoresValueCapacityAndCounts() throws Exception {
     SemaforClient client = semafor.client();
     client.create("printers", 2);
-    client.semaphore("scanners").create(1, io.semafor.client.SemaphoreOptions.DEFAULT.capacity(3));
+    client.semaphore("scanners").create(1, io.semafor.SemaphoreOptions.DEFAULT.capacity(3));
     JsonNode page = getJson("/api/semaphores");
     assertThat(page.get("semaphores")).hasSize(2);
     JsonNode printers = page.get("semaphores").get(0);

@@ -79,7 +79,7 @@ class KillNineTest {
   @Test
   void ownedPermitsOfAKilledClientComeBackWithinItsTtlPlusASecond() throws Exception {
     NamedSemaphore pool =
-        semafor.client().create("pool", 3, io.semafor.client.SemaphoreOptions.DEFAULT.capacity(3));
+        semafor.client().create("pool", 3, io.semafor.SemaphoreOptions.DEFAULT.capacity(3));
     holder = startHolder("pool", 2, 0);
     assertThat(pool.value()).isEqualTo(1);
     assertThat(pool.info().owned()).isEqualTo(2);
@@ -100,7 +100,7 @@ class KillNineTest {
   @Test
   void ownedPermitsOfAKilledClientStayTakenUntilItHasBeenSilentForItsTtl() throws Exception {
     NamedSemaphore pool =
-        semafor.client().create("pool", 3, io.semafor.client.SemaphoreOptions.DEFAULT.capacity(3));
+        semafor.client().create("pool", 3, io.semafor.SemaphoreOptions.DEFAULT.capacity(3));
     try (TcpProxy proxy = new TcpProxy(semafor.server().address())) {
       holder = startHolder(proxy.address(), "pool", 2, 0);
       assertThat(pool.value()).isEqualTo(1);

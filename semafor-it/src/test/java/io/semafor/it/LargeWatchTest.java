@@ -40,7 +40,7 @@ class LargeWatchTest {
         creates.add(
             client
                 .semaphore(String.format("jobs/%05d", i))
-                .createAsync(i, io.semafor.client.SemaphoreOptions.DEFAULT));
+                .createAsync(i, io.semafor.SemaphoreOptions.DEFAULT));
         if (creates.size() == 5_000) { // within the replies a session may leave unacknowledged
           CompletableFuture.allOf(creates.toArray(CompletableFuture[]::new))
               .get(60, TimeUnit.SECONDS);

@@ -3,7 +3,7 @@ package io.semafor.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;

@@ -2,12 +2,12 @@ package io.semafor.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.WaitMany;
 import io.semafor.embedded.EmbeddedSemafor;
 import java.time.Duration;

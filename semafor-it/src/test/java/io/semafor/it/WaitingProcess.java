@@ -42,7 +42,7 @@ public final class WaitingProcess {
    */
   private static void warmUp(SemaforClient client) throws InterruptedException {
     NamedSemaphore warm = client.semaphore("warm-up-" + ProcessHandle.current().pid());
-    warm.create(1, io.semafor.client.SemaphoreOptions.DEFAULT);
+    warm.create(1, io.semafor.SemaphoreOptions.DEFAULT);
     for (int i = 0; i < 300; i++) {
       java.util.Objects.requireNonNull(warm.tryAcquirePermit(1, Duration.ofSeconds(5))).release();
       client.semop().take(warm.name(), 1).owned().execute(Duration.ofSeconds(5));

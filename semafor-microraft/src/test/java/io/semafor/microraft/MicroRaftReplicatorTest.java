@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.microraft.impl.RaftNodeImpl;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
@@ -14,7 +15,6 @@ import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.embedded.FreePorts;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;

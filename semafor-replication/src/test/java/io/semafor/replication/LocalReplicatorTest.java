@@ -3,6 +3,7 @@ package io.semafor.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -11,7 +12,6 @@ import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

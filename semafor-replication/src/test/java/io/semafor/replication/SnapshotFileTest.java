@@ -3,12 +3,12 @@ package io.semafor.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.semafor.server;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
 import io.semafor.core.Command;
 import io.semafor.core.Operation;
 import io.semafor.core.Reply;

@@ -1,11 +1,11 @@
 package io.semafor.server;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
@@ -94,7 +94,7 @@ final class ConsoleViews {
     try {
       Result result = answer.get(READ_TIMEOUT_SECONDS, TimeUnit.SECONDS).result();
       if (result instanceof Result.Failure failure
-          && failure.code() == io.semafor.core.ErrorCode.NOT_FOUND) {
+          && failure.code() == io.semafor.ErrorCode.NOT_FOUND) {
         return result;
       }
       if (result instanceof Result.Failure failure) {

@@ -663,7 +663,7 @@ final class Edge
                   .setWatchEvent(
                       WireResults.watchFailed(
                           w.id(),
-                          io.semafor.core.ErrorCode.PERMISSION_DENIED,
+                          io.semafor.ErrorCode.PERMISSION_DENIED,
                           denied + " (the rules changed; the watch ended)"))
                   .build());
           ended++;

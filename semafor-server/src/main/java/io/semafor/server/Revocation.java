@@ -3,8 +3,8 @@ package io.semafor.server;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 import io.netty.channel.Channel;
+import io.semafor.ErrorCode;
 import io.semafor.core.Command;
-import io.semafor.core.ErrorCode;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.WaitingRequest;

@@ -1,11 +1,11 @@
 package io.semafor.server;
 
 import com.google.protobuf.ByteString;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.protocol.v1.Create;
 import io.semafor.protocol.v1.Inspect;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.Inspect;
 import io.semafor.protocol.v1.Read;

@@ -2,11 +2,11 @@ package io.semafor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Result;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.server.watch.WatchEvent;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.semafor.bench.gate;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -8,7 +9,6 @@ import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.replication.ApplyListener;

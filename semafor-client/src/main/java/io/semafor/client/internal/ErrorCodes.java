@@ -1,6 +1,6 @@
 package io.semafor.client.internal;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.protocol.v1.Failure;
 
@@ -9,7 +9,7 @@ public final class ErrorCodes {
   private ErrorCodes() {}
 
   public static ErrorCode of(io.semafor.protocol.v1.ErrorCode code) {
-    return ErrorCode.ofNumber(code.getNumber());
+    return ErrorCode.ofNumber(code.getNumber(), ErrorCode.UNAVAILABLE); // a newer server's code
   }
 
   public static SemaforException exception(Failure failure) {

@@ -1,7 +1,7 @@
 package io.semafor.client.internal;
 
 import com.google.protobuf.ByteString;
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;

@@ -1,6 +1,6 @@
 package io.semafor.client.internal;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.protocol.v1.Cancel;
 import io.semafor.protocol.v1.Read;

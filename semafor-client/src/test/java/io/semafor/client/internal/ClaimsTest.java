@@ -3,7 +3,7 @@ package io.semafor.client.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.protocol.v1.Granted;
 import io.semafor.protocol.v1.Response;

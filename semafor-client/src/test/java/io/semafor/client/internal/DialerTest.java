@@ -2,7 +2,7 @@ package io.semafor.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import java.io.IOException;
 import java.net.ConnectException;

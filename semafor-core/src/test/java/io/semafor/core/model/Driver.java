@@ -1,14 +1,14 @@
 package io.semafor.core.model;
 
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Effect;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
 import io.semafor.core.Outcome;
-import io.semafor.core.Policy;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.core.TimerKey;
 import java.util.ArrayList;

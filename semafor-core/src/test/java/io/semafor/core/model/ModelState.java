@@ -1,7 +1,7 @@
 package io.semafor.core.model;
 
+import io.semafor.Policy;
 import io.semafor.core.Name;
-import io.semafor.core.Policy;
 import io.semafor.core.Reply;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

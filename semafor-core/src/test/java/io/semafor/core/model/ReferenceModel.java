@@ -1,8 +1,8 @@
 package io.semafor.core.model;
 
+import io.semafor.ErrorCode;
 import io.semafor.core.Command;
 import io.semafor.core.Effect;
-import io.semafor.core.ErrorCode;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -788,7 +788,7 @@ public final class ReferenceModel {
   }
 
   private boolean heldBack(Sem s, long seq) {
-    if (s.policy != io.semafor.core.Policy.FIFO) {
+    if (s.policy != io.semafor.Policy.FIFO) {
       return false;
     }
     for (W e : st.waiters) {
@@ -1122,8 +1122,8 @@ public final class ReferenceModel {
     };
   }
 
-  private static io.semafor.core.SemaphoreOptions options(Sem s) {
-    return new io.semafor.core.SemaphoreOptions(s.capacity, s.policy, s.maxPerSession);
+  private static io.semafor.SemaphoreOptions options(Sem s) {
+    return new io.semafor.SemaphoreOptions(s.capacity, s.policy, s.maxPerSession);
   }
 
   private static Sem semOf(W w) {

@@ -1,13 +1,14 @@
 package io.semafor.it.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.SemaphoreInfo;
-import io.semafor.client.SemaphoreOptions;
 import io.semafor.client.Semop;
 import io.semafor.client.WaitMany;
 import io.semafor.conformance.CaseRun;
@@ -71,9 +72,7 @@ final class JavaActor implements CaseRun.Actor {
         if (args.has("policy")) {
           options =
               options.policy(
-                  args.get("policy").asText().equals("BARGING")
-                      ? SemaphoreOptions.Policy.BARGING
-                      : SemaphoreOptions.Policy.FIFO);
+                  args.get("policy").asText().equals("BARGING") ? Policy.BARGING : Policy.FIFO);
         }
         yield started(
             sem(args).createAsync(args.get("initial").asLong(), options),

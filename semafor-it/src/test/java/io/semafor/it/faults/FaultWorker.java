@@ -1,6 +1,6 @@
 package io.semafor.it.faults;
 
-import io.semafor.client.ErrorCode;
+import io.semafor.ErrorCode;
 import io.semafor.client.Lease;
 import io.semafor.client.NamedSemaphore;
 import io.semafor.client.Permit;

@@ -1,13 +1,13 @@
 package io.semafor.replication.group;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
 import io.semafor.core.Secret;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.core.SessionOwner;
 import java.io.DataInput;
@@ -232,9 +232,9 @@ public final class CommandCodec {
     }
   }
 
-  private static io.semafor.core.ErrorCode errorCode(int number) throws IOException {
+  private static io.semafor.ErrorCode errorCode(int number) throws IOException {
     try {
-      return io.semafor.core.ErrorCode.ofNumber(number);
+      return io.semafor.ErrorCode.ofNumber(number);
     } catch (IllegalArgumentException e) {
       throw new IOException("corrupt entry: unknown error code " + number, e);
     }

@@ -3,14 +3,14 @@ package io.semafor.replication.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.Policy;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.Policy;
 import io.semafor.core.Query;
 import io.semafor.core.Secret;
-import io.semafor.core.SemaphoreOptions;
 import io.semafor.core.SemopOp;
 import io.semafor.core.SessionOwner;
 import java.io.ByteArrayInputStream;
@@ -81,7 +81,7 @@ class EntryTest {
             new Entry.Op(new Command.ExpireWaiter(3, 4)),
             new Entry.Op(
                 new Command.RefuseWaiter(
-                    3, 4, io.semafor.core.ErrorCode.PERMISSION_DENIED, "permission 'acquire' …")),
+                    3, 4, io.semafor.ErrorCode.PERMISSION_DENIED, "permission 'acquire' …")),
             new Entry.Op(new Command.ExpireLease(5)),
             new Entry.Op(new Command.Acknowledge(3, List.of(6L, 7L))),
             new Entry.Read(1, new Query.Get(X)),

@@ -2,9 +2,9 @@ package io.semafor.server.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
-import io.semafor.core.SemaphoreOptions;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;

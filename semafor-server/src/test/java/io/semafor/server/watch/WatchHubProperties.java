@@ -2,7 +2,8 @@ package io.semafor.server.watch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.semafor.core.ClientInfo;
+import io.semafor.ClientInfo;
+import io.semafor.SemaphoreOptions;
 import io.semafor.core.Command;
 import io.semafor.core.Limits;
 import io.semafor.core.Name;
@@ -10,7 +11,6 @@ import io.semafor.core.Operation;
 import io.semafor.core.Outcome;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.core.SemaphoreOptions;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.semafor.core;
+package io.semafor;
 
 /** How a semaphore orders its waiters (docs/semantics.md#grant-order). */
 public enum Policy {

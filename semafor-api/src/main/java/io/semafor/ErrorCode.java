@@ -1,8 +1,9 @@
-package io.semafor.core;
+package io.semafor;
 
 /**
- * The stable error codes of docs/semantics.md#errors. The numbers are part of the wire contract and
- * never change; new codes get new numbers.
+ * The stable error codes of docs/semantics.md#errors: what the state machine answers and what a
+ * client's exception carries. The numbers are part of the wire contract and never change; new codes
+ * get new numbers.
  */
 public enum ErrorCode {
   /** The named semaphore, session, lease or entry does not exist. */
@@ -17,7 +18,7 @@ public enum ErrorCode {
   DELETED(5),
   /** The session already holds what {@code maxPerSession} allows. */
   ALREADY_HELD(6),
-  /** The session does not exist: it expired or was closed. */
+  /** The session does not exist: it expired, or was closed. */
   SESSION_EXPIRED(7),
   /** This node is not the leader; the message carries the leader's address when known. */
   NOT_LEADER(8),
@@ -27,7 +28,10 @@ public enum ErrorCode {
   UNAUTHENTICATED(10),
   /** A limit was reached; the message names the limit. */
   RESOURCE_EXHAUSTED(11),
-  /** The service cannot answer now; the message says whether the outcome is known. */
+  /**
+   * The service cannot answer now (no server answered, or none could decide); the message says
+   * whether the outcome is known.
+   */
   UNAVAILABLE(12);
 
   private static final ErrorCode[] BY_NUMBER = new ErrorCode[13];
@@ -60,5 +64,14 @@ public enum ErrorCode {
       throw new IllegalArgumentException("no error code numbered " + number);
     }
     return code;
+  }
+
+  /**
+   * The code with this number, or {@code otherwise} if none has it: what a client does with a code
+   * from a newer server than it knows.
+   */
+  public static ErrorCode ofNumber(int number, ErrorCode otherwise) {
+    ErrorCode code = number > 0 && number < BY_NUMBER.length ? BY_NUMBER[number] : null;
+    return code == null ? otherwise : code;
   }
 }

@@ -1,7 +1,8 @@
-package io.semafor.core;
+package io.semafor;
 
 /**
- * What a semaphore is created with besides its name and initial value. Immutable.
+ * What a semaphore is created with besides its name and initial value. Immutable; start from {@link
+ * #DEFAULT} and change what you need: {@code SemaphoreOptions.DEFAULT.capacity(3)}.
  *
  * @param capacity the ceiling of {@code value + owned + leased + undelivered}, which also enables
  *     slot numbers; {@link #NO_CAPACITY} for none (the ceiling is then 2^63-1 and there are no
