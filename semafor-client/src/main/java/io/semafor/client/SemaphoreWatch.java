@@ -1,24 +1,18 @@
 package io.semafor.client;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.semafor.client.internal.ErrorCodes;
+import io.semafor.client.internal.Hellos;
 import io.semafor.client.internal.LinkConfig;
-import io.semafor.client.internal.TlsSockets;
+import io.semafor.client.internal.Wire;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
-import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.Watch;
 import io.semafor.protocol.v1.WatchEvent;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
@@ -105,7 +99,7 @@ public final class SemaphoreWatch implements AutoCloseable {
   private final CountDownLatch firstSync = new CountDownLatch(1);
 
   private volatile boolean closed;
-  private volatile @Nullable Socket socket;
+  private volatile @Nullable Wire wire;
 
   /** The revision of the last SYNCED: where a reconnect resumes at the latest (0: never synced). */
   private long synced;
@@ -178,13 +172,9 @@ public final class SemaphoreWatch implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    Socket s = socket;
-    if (s != null) {
-      try {
-        s.close();
-      } catch (IOException e) {
-        // closing anyway
-      }
+    Wire w = wire;
+    if (w != null) {
+      w.close();
     }
     thread.interrupt();
     if (Thread.currentThread() != thread) {
@@ -233,40 +223,20 @@ public final class SemaphoreWatch implements AutoCloseable {
    * (true).
    */
   private boolean follow(InetSocketAddress target) throws IOException {
-    try (Socket plain = new Socket()) {
-      plain.connect(
-          new InetSocketAddress(target.getHostString(), target.getPort()),
-          (int) Math.max(1, config.connectTimeout().toMillis()));
-      plain.setTcpNoDelay(true);
-      plain.setSoTimeout((int) SILENCE.toMillis());
-      @SuppressWarnings("resource") // closing plain closes the TLS layer's socket
-      Socket s =
-          config.tls() == null
-              ? plain
-              : TlsSockets.layer(
-                  config.tls(),
-                  config.verifyHostname(),
-                  plain,
-                  target.getHostString(),
-                  target.getPort());
-      socket = s;
+    InetSocketAddress resolved =
+        target.isUnresolved()
+            ? new InetSocketAddress(target.getHostString(), target.getPort()) // looks it up
+            : target;
+    try (Wire w =
+        Wire.connect(resolved, config.connectTimeout(), config.tls(), config.verifyHostname())) {
+      w.connected();
+      w.readTimeout(SILENCE);
+      wire = w;
       if (closed) {
         return true;
       }
-      OutputStream out = new BufferedOutputStream(s.getOutputStream());
       if (!config.token().isEmpty()) {
-        Frames.write(
-            out,
-            ClientFrame.newBuilder()
-                .setHello(
-                    Hello.newBuilder()
-                        .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                        .setNoSession(true) // authenticate only: nothing to keep alive
-                        .setClientName(config.clientName())
-                        .setClientHost(config.clientHost())
-                        .setClientPid(config.clientPid())
-                        .setToken(config.token()))
-                .build());
+        w.write(Frames.encode(Hellos.authenticateOnly(config))); // nothing to keep alive
       }
       boolean resume = !full && synced > 0;
       long after = resume ? Math.max(synced, lastRevision - 1) : 0;
@@ -274,27 +244,20 @@ public final class SemaphoreWatch implements AutoCloseable {
         full = true;
         deliver(new Resynced(lastRevision), ""); // what is sent now replaces what was
       }
-      Frames.write(
-          out,
-          ClientFrame.newBuilder()
-              .setWatch(
-                  Watch.newBuilder()
-                      .setId(1)
-                      .setName(ByteString.copyFrom(name, StandardCharsets.UTF_8))
-                      .setPrefix(prefix)
-                      .setAfterRevision(after)
-                      .setLimit(limit)
-                      .setSummary(summary))
-              .build());
-      out.flush();
-      DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+      w.write(
+          Frames.encode(
+              ClientFrame.newBuilder()
+                  .setWatch(
+                      Watch.newBuilder()
+                          .setId(1)
+                          .setName(ByteString.copyFrom(name, StandardCharsets.UTF_8))
+                          .setPrefix(prefix)
+                          .setAfterRevision(after)
+                          .setLimit(limit)
+                          .setSummary(summary))
+                  .build()));
       while (!closed) {
-        ServerFrame frame;
-        try {
-          frame = ServerFrame.parseFrom(Frames.read(in, Frames.DEFAULT_MAX_FRAME_BYTES));
-        } catch (InvalidProtocolBufferException e) {
-          throw new IOException(target + " sent a frame that does not parse", e);
-        }
+        ServerFrame frame = w.read();
         if (frame.hasFatal()) {
           Failure f = frame.getFatal().getFailure();
           if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
@@ -318,7 +281,7 @@ public final class SemaphoreWatch implements AutoCloseable {
       }
       return true;
     } finally {
-      socket = null;
+      wire = null;
     }
   }
 

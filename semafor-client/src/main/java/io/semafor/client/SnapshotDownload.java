@@ -1,23 +1,18 @@
 package io.semafor.client;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.semafor.ErrorCode;
 import io.semafor.client.internal.ErrorCodes;
-import io.semafor.client.internal.TlsSockets;
+import io.semafor.client.internal.Hellos;
+import io.semafor.client.internal.Wire;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
-import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.SnapshotChunk;
 import io.semafor.protocol.v1.SnapshotRequest;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -48,6 +43,9 @@ public final class SnapshotDownload {
    * @param bytes how many bytes were written to the stream
    */
   public record Result(String server, long bytes) {}
+
+  /** The longest connecting and the TLS handshake may take, whatever the download's timeout. */
+  private static final Duration CONNECT_AT_MOST = Duration.ofSeconds(5);
 
   /**
    * Downloads a snapshot into {@code out}. Blocks until the last chunk is written, the server
@@ -88,41 +86,28 @@ public final class SnapshotDownload {
       InetSocketAddress target = next.poll();
       String where = target.getHostString() + ":" + target.getPort();
       Attempt attempt = new Attempt(where, out);
-      try (Socket plain = new Socket()) {
-        plain.connect(
-            new InetSocketAddress(target.getHostString(), target.getPort()),
-            (int) Math.min(Integer.MAX_VALUE, Math.max(1, Math.min(timeout.toMillis(), 5_000))));
-        plain.setTcpNoDelay(true);
-        plain.setSoTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
-        @SuppressWarnings("resource") // closing plain closes the TLS layer's socket
-        Socket socket =
-            tls == null
-                ? plain
-                : TlsSockets.layer(
-                    tls.sslContext(),
-                    tls.hostnameVerification(),
-                    plain,
-                    target.getHostString(),
-                    target.getPort());
-        OutputStream request = new BufferedOutputStream(socket.getOutputStream());
+      InetSocketAddress resolved =
+          target.isUnresolved()
+              ? new InetSocketAddress(target.getHostString(), target.getPort()) // looks it up
+              : target;
+      Duration connecting = timeout.compareTo(CONNECT_AT_MOST) < 0 ? timeout : CONNECT_AT_MOST;
+      try (Wire wire =
+          Wire.connect(
+              resolved,
+              connecting,
+              tls == null ? null : tls.sslContext(),
+              tls != null && tls.hostnameVerification())) {
+        wire.connected();
+        wire.readTimeout(timeout);
         if (!token.isEmpty()) {
-          Frames.write(
-              request,
-              ClientFrame.newBuilder()
-                  .setHello(
-                      Hello.newBuilder()
-                          .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                          .setSessionTtlNs(SESSION_TTL.toNanos())
-                          .setClientName("semafor-snapshot")
-                          .setToken(token))
-                  .build());
+          wire.write(Frames.encode(Hellos.shortSession(token, SESSION_TTL, "semafor-snapshot")));
         }
-        Frames.write(
-            request,
-            ClientFrame.newBuilder().setSnapshot(SnapshotRequest.newBuilder().setId(1)).build());
-        request.flush();
-        String leader =
-            attempt.receive(new DataInputStream(new BufferedInputStream(socket.getInputStream())));
+        wire.write(
+            Frames.encode(
+                ClientFrame.newBuilder()
+                    .setSnapshot(SnapshotRequest.newBuilder().setId(1))
+                    .build()));
+        String leader = attempt.receive(wire);
         if (leader == null) {
           return new Result(where, attempt.written);
         }
@@ -179,14 +164,9 @@ public final class SnapshotDownload {
      * known) when this server does not lead.
      */
     @org.jspecify.annotations.Nullable
-    String receive(DataInputStream in) throws IOException {
+    String receive(Wire wire) throws IOException {
       while (true) {
-        ServerFrame frame;
-        try {
-          frame = ServerFrame.parseFrom(Frames.read(in, Frames.DEFAULT_MAX_FRAME_BYTES));
-        } catch (InvalidProtocolBufferException e) {
-          throw new IOException(where + " sent a frame that does not parse", e);
-        }
+        ServerFrame frame = wire.read();
         if (frame.hasFatal()) {
           Failure failure = frame.getFatal().getFailure();
           if (failure.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER && written == 0) {

@@ -7,6 +7,7 @@ import io.semafor.ErrorCode;
 import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
+import io.semafor.client.SnapshotDownload;
 import io.semafor.client.TlsConfig;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
@@ -129,6 +130,25 @@ class TlsTest {
                           + " plain text");
             });
     assertServesTlsClientsAndNothingChanged(trusting(pki));
+  }
+
+  @Test
+  void aSnapshotDownloadInPlainTextFromTheTlsPortSaysTheServerSpeaksTls() throws Exception {
+    start(null, null);
+    java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+
+    assertThatThrownBy(() -> SnapshotDownload.save(address(), file, Duration.ofSeconds(5)))
+        .isInstanceOfSatisfying(
+            SemaforException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+              assertThat(e)
+                  .hasMessageContaining(
+                      "the server at "
+                          + address()
+                          + " speaks TLS and this client connected in plain text");
+            });
+    assertThat(file.size()).isZero();
   }
 
   @Test

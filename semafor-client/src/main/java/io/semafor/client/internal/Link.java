@@ -6,7 +6,6 @@ import io.semafor.client.SemaforException;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Failure;
-import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.ServerFrame;
@@ -712,18 +711,7 @@ public final class Link implements AutoCloseable {
   }
 
   private ClientFrame hello(long resume) {
-    return ClientFrame.newBuilder()
-        .setHello(
-            Hello.newBuilder()
-                .setProtocolVersion(Frames.PROTOCOL_VERSION)
-                .setSessionId(resume)
-                .setSessionSecret(resume == 0 ? ByteString.EMPTY : sessionSecret)
-                .setToken(config.token())
-                .setSessionTtlNs(config.sessionTtl().toNanos())
-                .setClientName(config.clientName())
-                .setClientHost(config.clientHost())
-                .setClientPid(config.clientPid()))
-        .build();
+    return Hellos.session(config, resume, sessionSecret);
   }
 
   /**

@@ -16,13 +16,15 @@ import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One TCP connection to a server, read and written with blocking I/O and no socket timeouts: a JDK
- * socket given any timeout (connect or read) switches to non-blocking mode for good, after which
- * every read costs a failed read, a poll and a read instead of one read. Connecting and the
- * handshake are bounded instead by a watchdog that closes the socket if {@link #connected} is not
- * called in time. Reading and writing are each single-threaded by contract (the caller serialises).
+ * One TCP connection to a server, with TLS if asked, for the session ({@link Link}), a watch and a
+ * snapshot download alike. Read and written with blocking I/O and no socket timeouts (unless {@link
+ * #readTimeout} asks for one): a JDK socket given any timeout (connect or read) switches to
+ * non-blocking mode for good, after which every read costs a failed read, a poll and a read instead
+ * of one read. Connecting and the handshake are bounded instead by a watchdog that closes the
+ * socket if {@link #connected} is not called in time. Reading and writing are each single-threaded
+ * by contract (the caller serialises).
  */
-final class Wire implements AutoCloseable {
+public final class Wire implements AutoCloseable {
   private final Socket socket;
 
   /** The TLS layer over {@link #socket}, or null for plain TCP. */
@@ -112,7 +114,7 @@ final class Wire implements AutoCloseable {
    * Connects; the connection and the handshake that follows must be done, and {@link #connected}
    * called, within {@code handshakeTimeout}, or the socket is closed under them.
    */
-  static Wire connect(
+  public static Wire connect(
       InetSocketAddress address,
       Duration handshakeTimeout,
       @Nullable SSLContext tls,
@@ -123,8 +125,22 @@ final class Wire implements AutoCloseable {
     return new Wire(socket, address, handshakeTimeout, tls, verifyHostname);
   }
 
+  /**
+   * From now on a read that waits longer than {@code timeout} fails with a {@link
+   * SocketTimeoutException}: for a connection that must notice a silent server by itself (a watch,
+   * a snapshot download). Not for a session's connection, which {@link Link} watches: a socket
+   * given a read timeout reads more slowly for good (see above).
+   *
+   * @throws java.net.SocketException if the socket is closed
+   */
+  public void readTimeout(Duration timeout) throws java.net.SocketException {
+    int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    SSLSocket layered = tls;
+    (layered != null ? layered : socket).setSoTimeout(millis);
+  }
+
   /** The handshake succeeded: the watchdog stands down. */
-  void connected() {
+  public void connected() {
     watchdog.cancel(false);
   }
 
@@ -138,12 +154,12 @@ final class Wire implements AutoCloseable {
     return timedOut;
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return address;
   }
 
   /** Writes one encoded frame ({@link Frames#encode}) in one call. */
-  void write(byte[] frame) throws IOException {
+  public void write(byte[] frame) throws IOException {
     out.write(frame);
   }
 
@@ -155,7 +171,7 @@ final class Wire implements AutoCloseable {
    * @throws IOException if the connection failed or was closed (by {@link #close} from another
    *     thread, or by the watchdog: then a {@link SocketTimeoutException})
    */
-  ServerFrame read() throws IOException {
+  public ServerFrame read() throws IOException {
     while (true) {
       int available = end - start;
       if (available >= Frames.PREFIX_BYTES) {
