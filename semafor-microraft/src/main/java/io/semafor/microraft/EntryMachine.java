@@ -1,14 +1,12 @@
 package io.semafor.microraft;
 
 import io.microraft.statemachine.StateMachine;
-import io.semafor.core.Command;
 import io.semafor.core.Limits;
-import io.semafor.core.Outcome;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
-import io.semafor.replication.SnapshotFile;
 import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
+import io.semafor.replication.group.EntryApplier;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -75,6 +73,7 @@ final class EntryMachine<C, R, S> implements StateMachine {
 
   private final Limits limits;
   private final ApplyListener<C, R, S> listener;
+  private final EntryApplier<C, R, S> applier;
   private final Owner<C, R, S> owner;
   private SemaphoreMachine machine;
 
@@ -88,6 +87,7 @@ final class EntryMachine<C, R, S> implements StateMachine {
     this.machine = machine;
     this.limits = machine.limits();
     this.listener = listener;
+    this.applier = new EntryApplier<>(listener);
     this.owner = owner;
     this.lastLogTime = machine.now();
   }
@@ -124,50 +124,10 @@ final class EntryMachine<C, R, S> implements StateMachine {
       log.error("entry {} does not decode; skipped", commitIndex, e);
       return null;
     }
-    // only the member that asked has these: it alone answers reads and takes snapshots (the
-    // others have no client), and every member applies the commands
-    List<Asked<C, R, S>> mine = owner.askedOf(batch.origin(), batch.batch());
-    List<Entry.Item> items = batch.items();
-    for (int i = 0; i < items.size(); i++) {
-      Entry.Item item = items.get(i);
-      Asked<C, R, S> asked = mine == null ? null : mine.get(i);
-      if (item instanceof Entry.Op op) {
-        C context = asked instanceof Asked.Op<C, R, S> own ? own.context() : null;
-        apply(op.command(), context, batch.logTime(), commitIndex);
-      } else if (asked instanceof Asked.Read<C, R, S> read) {
-        // as of the leader's time when it sent the read, not of the last command: an idle
-        // group's inspect would show every deadline with the idle time added back (issue 31)
-        listener.answered(
-            read.item().query(),
-            read.context(),
-            machine.query(read.item().query()),
-            Math.max(machine.now(), batch.logTime()));
-      } else if (asked instanceof Asked.Snapshot<C, R, S> snapshot) {
-        listener.snapshotTaken(
-            snapshot.context(),
-            SnapshotFile.take(
-                machine,
-                owner.term(),
-                commitIndex,
-                batch.logTime(), // the save's time, not the last command's (issue 31)
-                System.currentTimeMillis()));
-      }
-    }
+    applier.apply(
+        machine, batch, owner.askedOf(batch.origin(), batch.batch()), owner.term(), commitIndex);
     lastLogTime = machine.now();
-    listener.batchEnded();
     return null;
-  }
-
-  private void apply(Command command, @Nullable C context, long logTime, long index) {
-    Outcome outcome;
-    try {
-      outcome = machine.apply(machine.revision() + 1, logTime, command);
-    } catch (RuntimeException e) {
-      // a bug in the machine, deterministic on every member: report, keep the group alive
-      log.error("state machine failed applying {} at {}", command, index, e);
-      return;
-    }
-    listener.applied(command, context, outcome, machine.now());
   }
 
   @Override

@@ -1,13 +1,11 @@
 package io.semafor.raft;
 
-import io.semafor.core.Command;
 import io.semafor.core.Limits;
-import io.semafor.core.Outcome;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
-import io.semafor.replication.SnapshotFile;
 import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Entry;
+import io.semafor.replication.group.EntryApplier;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -97,6 +95,7 @@ final class SemaforStateMachine<C, R, S> extends BaseStateMachine
   private final ReentrantLock lock = new ReentrantLock();
   private final Limits limits;
   private final ApplyListener<C, R, S> listener;
+  private final EntryApplier<C, R, S> applier;
   private final Owner<C, R, S> owner;
   private final String selfId;
 
@@ -119,6 +118,7 @@ final class SemaforStateMachine<C, R, S> extends BaseStateMachine
     this.machine = machine;
     this.limits = limits;
     this.listener = listener;
+    this.applier = new EntryApplier<>(listener);
     this.owner = owner;
     this.selfId = selfId;
   }
@@ -254,49 +254,12 @@ final class SemaforStateMachine<C, R, S> extends BaseStateMachine
         updateLastAppliedTermIndex(termIndex);
         return CompletableFuture.completedFuture(Message.EMPTY);
       }
-      // only the node that asked has these: it alone answers reads and takes snapshots (the others
-      // have no client), and every node applies the commands
-      List<Asked<C, R, S>> mine = owner.askedOf(batch.origin(), batch.batch());
-      List<Entry.Item> items = batch.items();
-      for (int i = 0; i < items.size(); i++) {
-        Asked<C, R, S> asked = mine == null ? null : mine.get(i);
-        Entry.Item item = items.get(i);
-        if (item instanceof Entry.Read) {
-          if (asked instanceof Asked.Read<C, R, S> read) {
-            listener.answered(
-                read.item().query(),
-                read.context(),
-                machine.query(read.item().query()),
-                Math.max(machine.now(), batch.logTime()));
-          }
-          continue;
-        }
-        if (item instanceof Entry.Snapshot) {
-          if (asked instanceof Asked.Snapshot<C, R, S> snapshot) {
-            listener.snapshotTaken(
-                snapshot.context(),
-                SnapshotFile.take(
-                    machine,
-                    termIndex.getTerm(),
-                    termIndex.getIndex(),
-                    batch.logTime(), // the save's time, not the last command's (issue 31)
-                    System.currentTimeMillis()));
-          }
-          continue;
-        }
-        Command command = ((Entry.Op) item).command();
-        Outcome outcome;
-        try {
-          outcome = machine.apply(machine.revision() + 1, batch.logTime(), command);
-        } catch (RuntimeException e) {
-          // a bug in the machine, deterministic on every node: report, keep the group alive
-          log.error("state machine failed applying {} at {}", command, termIndex, e);
-          continue;
-        }
-        C context = asked instanceof Asked.Op<C, R, S> own ? own.context() : null;
-        listener.applied(command, context, outcome, machine.now());
-      }
-      listener.batchEnded();
+      applier.apply(
+          machine,
+          batch,
+          owner.askedOf(batch.origin(), batch.batch()),
+          termIndex.getTerm(),
+          termIndex.getIndex());
       updateLastAppliedTermIndex(termIndex);
     } finally {
       lock.unlock();
