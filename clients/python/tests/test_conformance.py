@@ -154,6 +154,11 @@ def test_a_well_formed_case_is_read_into_its_steps():
                               f'{{"pending_after_ms": 5, "granted": true}}}}'),
      "pending_after_ms stands alone"),
     (_case(steps='{"env": "wait_ms", "actor": "a", "ms": 5}'), "wait_ms has no actor"),
+    (_case(steps='{"op": "get", "actor": "a", "args": {"name": "x"}, "needs_session": false}'),
+     "needs_session is true or absent"),
+    (_case(steps='{"op": "get", "actor": "a", "args": {"name": "x"}, "bind": {"v": "value"}, '
+                 '"needs_session": true}'),
+     "a step that needs a session neither starts a handle nor binds"),
     (_case('"freeze"', steps='{"env": "freeze", "actor": "a"}, '
                              '{"op": "get", "actor": "a", "args": {"name": "x"}}'),
      "actor a is frozen: it cannot act"),

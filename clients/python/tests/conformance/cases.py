@@ -112,7 +112,8 @@ class Actor:
 class OpStep:
     """``actor`` performs ``op`` with ``args``: started under ``start`` and not awaited, or
     awaited and held to ``expect`` (None: it must succeed), a read repeated until it matches for
-    at most ``within_ms``; ``bind`` names variables for result fields."""
+    at most ``within_ms``; ``bind`` names variables for result fields. ``needs_session``: the step
+    shows what only a session has, and a runner without sessions (HTTP) leaves it out."""
 
     index: int
     note: Optional[str]
@@ -123,6 +124,7 @@ class OpStep:
     bind: Dict[str, str]
     start: Optional[str]
     within_ms: Optional[int]
+    needs_session: bool = False
 
 
 @dataclass(frozen=True)
@@ -295,8 +297,8 @@ class _Reader:
         return self.env_step(s, note, actors)
 
     def op_step(self, s: Dict[str, Any], note: Optional[str], actors: Dict[str, Actor]) -> OpStep:
-        self.only(s, {"op", "actor", "args", "expect", "bind", "start", "within_ms", "note"},
-                  "an op step")
+        self.only(s, {"op", "actor", "args", "expect", "bind", "start", "within_ms", "note",
+                      "needs_session"}, "an op step")
         actor = self.actor(s, actors)
         op_name = self.text(s, "op", "the step")
         op = OPS.get(op_name)
@@ -333,7 +335,16 @@ class _Reader:
             if expect is not None:
                 self.check_expect(op, expect, awaited=False)
         bind = self.bind(s, op)
-        return OpStep(self.step_index, note, actor, op, args, expect, bind, start, within)
+        needs_session = False
+        if "needs_session" in s:
+            if s["needs_session"] is not True:
+                raise self.fail("needs_session is true or absent")
+            if start is not None or bind:
+                raise self.fail("a step that needs a session neither starts a handle nor binds: "
+                                "others use them")
+            needs_session = True
+        return OpStep(self.step_index, note, actor, op, args, expect, bind, start, within,
+                      needs_session)
 
     def await_step(self, s: Dict[str, Any], note: Optional[str]) -> AwaitStep:
         self.only(s, {"await", "expect", "bind", "within_ms", "note"}, "an await step")

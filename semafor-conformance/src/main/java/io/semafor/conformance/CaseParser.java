@@ -44,7 +44,8 @@ public final class CaseParser {
       Set.of("name", "description", "source", "tags", "actors", "steps");
   private static final Set<String> ACTOR_KEYS = Set.of("session_ttl_ms");
   private static final Set<String> OP_STEP_KEYS =
-      Set.of("op", "actor", "args", "expect", "bind", "start", "within_ms", "note");
+      Set.of(
+          "op", "actor", "args", "expect", "bind", "start", "within_ms", "note", "needs_session");
   private static final Set<String> AWAIT_STEP_KEYS =
       Set.of("await", "expect", "bind", "within_ms", "note");
   private static final Set<String> ENV_STEP_KEYS = Set.of("env", "actor", "ms", "note");
@@ -240,7 +241,19 @@ public final class CaseParser {
       }
     }
     Map<String, String> bind = bind(s, op);
-    return new OpStep(stepIndex, note, actor, op, args, expect, bind, start, withinMs);
+    boolean needsSession = false;
+    if (s.has("needs_session")) {
+      if (!s.get("needs_session").isBoolean() || !s.get("needs_session").asBoolean()) {
+        throw fail("needs_session is true or absent");
+      }
+      if (start != null || !bind.isEmpty()) {
+        throw fail(
+            "a step that needs a session neither starts a handle nor binds: others use them");
+      }
+      needsSession = true;
+    }
+    return new OpStep(
+        stepIndex, note, actor, op, args, expect, bind, start, withinMs, needsSession);
   }
 
   private AwaitStep awaitStep(JsonNode s, @Nullable String note) {

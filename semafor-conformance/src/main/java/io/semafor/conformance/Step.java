@@ -20,7 +20,9 @@ public sealed interface Step permits Step.OpStep, Step.AwaitStep, Step.EnvStep {
    * {@code actor} performs {@code op} with {@code args}. With {@code start} it is started under
    * that handle and not awaited; otherwise it is awaited and its outcome held to {@code expect}
    * (null: it must succeed), polling a read until it matches for at most {@code withinMs}. {@code
-   * bind} names variables for result fields.
+   * bind} names variables for result fields. {@code needsSession}: the step shows something only a
+   * session has (an owned permit, what its end gives back), and a runner whose callers have none
+   * (HTTP) leaves it out and runs the rest of the case.
    */
   record OpStep(
       int index,
@@ -31,7 +33,8 @@ public sealed interface Step permits Step.OpStep, Step.AwaitStep, Step.EnvStep {
       @Nullable JsonNode expect,
       Map<String, String> bind,
       @Nullable String start,
-      @Nullable Long withinMs)
+      @Nullable Long withinMs,
+      boolean needsSession)
       implements Step {}
 
   /**

@@ -116,6 +116,42 @@ class CaseParserTest {
   }
 
   @Test
+  void aStepThatNeedsASessionIsMarkedSoARunnerWithoutSessionsCanLeaveItOut() throws IOException {
+    ConformanceCase c =
+        CaseParser.parse(
+            FILE,
+            kase(
+                "",
+                "\"a\": {}",
+                CREATE
+                    + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
+                    + " \"needs_session\": true}"));
+    assertThat(c.steps())
+        .extracting(step -> ((Step.OpStep) step).needsSession())
+        .containsExactly(false, true);
+  }
+
+  @Test
+  void aStepThatNeedsASessionNeitherStartsNorBinds() {
+    refused(
+        kase(
+            "",
+            "\"a\": {}",
+            CREATE
+                + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
+                + " \"bind\": {\"v\": \"value\"}, \"needs_session\": true}"),
+        "a step that needs a session neither starts a handle nor binds");
+    refused(
+        kase(
+            "",
+            "\"a\": {}",
+            CREATE
+                + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
+                + " \"needs_session\": false}"),
+        "needs_session is true or absent");
+  }
+
+  @Test
   void aFrozenActorCannotAct() {
     refused(
         kase("\"freeze\"", "\"a\": {}", "{\"env\": \"freeze\", \"actor\": \"a\"}, " + CREATE),

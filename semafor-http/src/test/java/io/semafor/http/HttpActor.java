@@ -34,9 +34,13 @@ import org.jspecify.annotations.Nullable;
 final class HttpActor implements CaseRun.Actor {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The operations an HTTP caller has: everything but a session's own. */
+  /**
+   * The operations an HTTP caller has: everything but a session's own. {@code close} is the caller
+   * going away: it has no session to end, so nothing on the server changes.
+   */
   static final java.util.Set<Op> OPS =
       java.util.EnumSet.of(
+          Op.CLOSE,
           Op.CREATE,
           Op.DELETE,
           Op.GET,
@@ -53,6 +57,19 @@ final class HttpActor implements CaseRun.Actor {
   private final String base;
   private final String token;
   private final long maxWaitMs;
+
+  /** Whether this caller went away ({@link #goAway}); the runner's thread only. */
+  private boolean gone;
+
+  /**
+   * The caller goes away ({@code close}, {@code kill}): an HTTP caller holds no session, so this
+   * changes nothing on the server (its leases stay until released or ended by their TTL); it only
+   * makes no further request. What a session's end would give back is in the steps marked {@code
+   * needs_session}, which this runner leaves out.
+   */
+  void goAway() {
+    gone = true;
+  }
 
   /**
    * @param base the API's base URL ({@code http://127.0.0.1:PORT})
@@ -87,8 +104,15 @@ final class HttpActor implements CaseRun.Actor {
    *     such cases before they start)
    */
   CompletableFuture<Outcome> start(Op op, JsonNode args) {
+    if (gone) {
+      throw new IllegalStateException("this caller went away (close, kill): it cannot act");
+    }
     String name = args.path("name").asText();
     return switch (op) {
+      case CLOSE -> {
+        goAway();
+        yield CompletableFuture.completedFuture(new Outcome.Result(Map.of()));
+      }
       case CREATE ->
           send(
               "PUT",

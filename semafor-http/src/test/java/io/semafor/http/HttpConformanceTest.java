@@ -27,9 +27,13 @@ import org.junit.jupiter.api.TestFactory;
  * The conformance kit (conformance/README.md) run over the HTTP API: every case file, one dynamic
  * test each named by the case, against a fresh node with its HTTP API per case, each actor an HTTP
  * caller with its own keep-alive connections and bearer token ({@link HttpActor}). A case that
- * needs what an HTTP caller does not have — an owned permit, a session TTL, a WaitMany list, a
- * cancel or close, or a step on a session's connection (cut, deafen, freeze, kill) — is reported
- * skipped with the steps that need it, never silently; a case file the parser refuses fails.
+ * needs what an HTTP caller does not have — an owned permit, a WaitMany list, a cancel, or a step
+ * on a session's connection (cut, deafen, freeze) — is reported skipped with the steps that need
+ * it, never silently; a case file the parser refuses fails. A step marked {@code needs_session} (it
+ * shows what only a session has, such as what its end gives back) is left out and the rest of the
+ * case runs; {@code close} and {@code kill} are the caller going away, which an HTTP caller can do
+ * (it leaves nothing behind: it has no session), and an actor's {@code session_ttl_ms} does not
+ * apply.
  */
 class HttpConformanceTest {
   /** Where the kit is: the repository's conformance/, beside this module. */
@@ -60,21 +64,21 @@ class HttpConformanceTest {
    */
   static List<String> needsASession(ConformanceCase kase) {
     List<String> needs = new ArrayList<>();
-    for (ConformanceCase.Actor actor : kase.actors().values()) {
-      if (actor.sessionTtlMs() != null) {
-        needs.add("session_ttl_ms of " + actor.name());
-      }
-    }
     Map<String, List<Integer>> steps = new LinkedHashMap<>(); // what, at which steps
     for (Step step : kase.steps()) {
       String what = null;
+      if (step instanceof OpStep s && s.needsSession()) {
+        continue; // left out over HTTP
+      }
       if (step instanceof OpStep s) {
         if (!HttpActor.OPS.contains(s.op())) {
           what = s.op().wireName();
         } else if (s.op() == Op.SEMOP && ownedSemop(s)) {
           what = "an owned semop op";
         }
-      } else if (step instanceof EnvStep s && s.kind() != Step.Env.WAIT_MS) {
+      } else if (step instanceof EnvStep s
+          && s.kind() != Step.Env.WAIT_MS
+          && s.kind() != Step.Env.KILL) {
         what = s.kind().name().toLowerCase(Locale.ROOT) + " of " + s.actor() + "'s connection";
       }
       if (what != null) {
@@ -100,6 +104,20 @@ class HttpConformanceTest {
     return false;
   }
 
+  /** {@code kase} without its steps marked {@code needs_session}. */
+  private static ConformanceCase withoutSessionSteps(ConformanceCase kase) {
+    return new ConformanceCase(
+        kase.file(),
+        kase.name(),
+        kase.description(),
+        kase.source(),
+        kase.tags(),
+        kase.actors(),
+        kase.steps().stream()
+            .filter(step -> !(step instanceof OpStep s && s.needsSession()))
+            .toList());
+  }
+
   /** Runs {@code kase} against a fresh node and its HTTP API; fails at the first mismatch. */
   private static void run(ConformanceCase kase) throws InterruptedException {
     try (EmbeddedSemafor semafor = EmbeddedSemafor.start(ServerConfig.builder().port(0));
@@ -114,12 +132,15 @@ class HttpConformanceTest {
                 "conformance-" + name,
                 HttpConfig.DEFAULTS.maxWait().toMillis()));
       }
-      // only wait_ms among the environment steps: the others are skipped above
+      // only wait_ms and kill among the environment steps: the others are skipped above
       CaseRun.run(
-          kase,
+          withoutSessionSteps(kase),
           actors,
           step -> {
-            throw new AssertionError("no " + step.kind() + " over HTTP");
+            if (step.kind() != Step.Env.KILL) {
+              throw new AssertionError("no " + step.kind() + " over HTTP");
+            }
+            java.util.Objects.requireNonNull(actors.get(step.actor())).goAway();
           });
     }
   }
