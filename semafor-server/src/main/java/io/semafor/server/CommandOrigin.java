@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * sessions) and leaves the rest to the origin. A command the server proposes itself (a timer, a
  * continuation) has none.
  */
-sealed interface CommandOrigin permits Connection, Connection.AfterAcks, Edge.LocalCommand {
+sealed interface CommandOrigin permits Connection, AfterAcks, Edge.LocalCommand {
   /**
    * This node will not apply {@code command}: it does not lead ({@code leaderHint}, the leader's
    * client address, may be empty). Whether another node applied it is not known. Any thread.

@@ -180,7 +180,6 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     return watchFlush;
   }
 
-  /** A read in flight: where and under which id to answer it. */
   // ------------------------------------------------------------------ a command's origin
 
   @Override
@@ -213,22 +212,6 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   public Connection asker() {
     return this;
   }
-
-  record PendingRead(Connection connection, long id) implements ReadOrigin {
-    @Override
-    public void refused(String leaderHint) {
-      connection.readAnswered();
-      connection.notLeader(leaderHint);
-    }
-
-    @Override
-    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
-      to.readAnswered(this, query, reply, logTime);
-    }
-  }
-
-  /** A snapshot asked for: where and under which id to send it. */
-  record PendingSnapshot(Connection connection, long id) {}
 
   /**
    * The file bytes one {@code SnapshotChunk} carries: half the default frame limit, so a chunk with
@@ -916,33 +899,6 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     owedPongs.hold();
     replicator.submit(
         new Command.Acknowledge(sessionId, keepAlive.getAcksList()), new AfterAcks(this, null));
-  }
-
-  /**
-   * What waits for an {@code Acknowledge} this connection submitted to be applied: the pong of the
-   * keep-alive that carried it (a keep-alive without an id: {@code answer} null, the pongs owed in
-   * order; with one: that keep-alive's pong), or the answer to a request refused at the edge that
-   * carried acknowledgements. Either tells the client its acknowledgements are in, so it must not
-   * go out before they are (see {@link OwedPongs}).
-   */
-  record AfterAcks(Connection connection, @Nullable ServerFrame answer) implements CommandOrigin {
-    @Override
-    public void refused(Command command, String leaderHint) {
-      // the client reconnects to the leader and sends the acknowledgements again
-      connection.notLeader(leaderHint);
-    }
-
-    @Override
-    public void applied(Command command, Outcome outcome, long logTime, CommandOrigin.Answers to) {
-      for (ServerFrame frame : connection.acksApplied(this)) {
-        to.send(connection, frame);
-      }
-    }
-
-    @Override
-    public @Nullable Connection asker() {
-      return null;
-    }
   }
 
   /**

@@ -37,12 +37,11 @@ final class ConsoleActions {
   /** What an action came to: the HTTP status, a stable code, and what to tell the operator. */
   record Outcome(int status, String code, String message) {}
 
-  private final Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator;
+  private final Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
   private final SemaforServer server;
 
   ConsoleActions(
-      Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator,
-      SemaforServer server) {
+      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator, SemaforServer server) {
     this.replicator = replicator;
     this.server = server;
   }

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * the batch ends. Runs on the applying thread.
  */
 final class Edge
-    implements ApplyListener<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>,
+    implements ApplyListener<CommandOrigin, ReadOrigin, PendingSnapshot>,
         CommandOrigin.Answers,
         ReadOrigin.Answers {
   private final Sessions sessions;
@@ -100,7 +100,7 @@ final class Edge
   }
 
   @Override
-  public void snapshotTaken(Connection.@Nullable PendingSnapshot asked, SnapshotFile.Image image) {
+  public void snapshotTaken(@Nullable PendingSnapshot asked, SnapshotFile.Image image) {
     if (asked != null) {
       asked.connection().readAnswered();
       asked.connection().sendSnapshot(asked.id(), image);
@@ -108,7 +108,7 @@ final class Edge
   }
 
   @Override
-  public void snapshotRefused(Connection.@Nullable PendingSnapshot asked, String leaderHint) {
+  public void snapshotRefused(@Nullable PendingSnapshot asked, String leaderHint) {
     if (asked != null) {
       asked.connection().readAnswered();
       asked.connection().notLeader(leaderHint);
@@ -336,7 +336,7 @@ final class Edge
   }
 
   @Override
-  public void readAnswered(Connection.PendingRead read, Query query, Reply reply, long logTime) {
+  public void readAnswered(PendingRead read, Query query, Reply reply, long logTime) {
     if (read.connection().readOnPast(read.id(), query, reply)) {
       return; // still in flight: the page read next answers it
     }

@@ -11,7 +11,7 @@ import io.semafor.core.Reply;
  * what needs the edge's state goes through {@link Answers}.
  */
 sealed interface ReadOrigin
-    permits Connection.PendingRead,
+    permits PendingRead,
         Edge.LocalRead,
         Edge.WatchStart,
         Edge.WatchCatchUp,
@@ -29,7 +29,7 @@ sealed interface ReadOrigin
   /** What an answer may need of the edge, one method per kind that needs it; applying thread. */
   interface Answers {
     /** A client's read: its answer goes to its connection. */
-    void readAnswered(Connection.PendingRead read, Query query, Reply reply, long logTime);
+    void readAnswered(PendingRead read, Query query, Reply reply, long logTime);
 
     /** A watch starts here in the apply order. */
     void startWatch(Edge.WatchStart start, long logTime);

@@ -76,7 +76,7 @@ final class Revocation {
 
   /** Asks for {@code sweep} to be made in the apply order. Any thread. */
   static void sweep(
-      Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator, Sweep sweep) {
+      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator, Sweep sweep) {
     try {
       replicator.read(new Query.ListNames(Name.of(""), 1, null), sweep);
     } catch (RuntimeException closing) {
@@ -91,7 +91,7 @@ final class Revocation {
    */
   static String reloaded(
       Iterable<Channel> connections,
-      Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator,
+      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator,
       Access access)
       throws InterruptedException {
     Instant now = Instant.now();

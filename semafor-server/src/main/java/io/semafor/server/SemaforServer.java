@@ -56,7 +56,7 @@ public final class SemaforServer implements AutoCloseable {
   private final SessionQuota quota;
   private final ConnectionCaps caps;
   private final PendingFrameBudget pendingFrames;
-  private final Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator;
+  private final Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
   private final Channel listener;
   private final ServerMetrics metrics;
   private final @Nullable AdminServer admin;
@@ -68,12 +68,12 @@ public final class SemaforServer implements AutoCloseable {
       throws InterruptedException {
     this.config = config;
     this.transport = Transport.choose(config.nativeTransport());
-    AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target =
+    AtomicReference<Replicator<CommandOrigin, ReadOrigin, PendingSnapshot>> target =
         new AtomicReference<>();
     this.timers =
         new Timers(
             key -> {
-              Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = target.get();
+              Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> r = target.get();
               if (r != null && !closed) {
                 r.submit(Edge.expiry(key), null);
               }
@@ -283,19 +283,19 @@ public final class SemaforServer implements AutoCloseable {
    * replicator is still starting (a Raft member that leads at once) waits for it, a second at most.
    */
   private void proposeLater(
-      AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target,
+      AtomicReference<Replicator<CommandOrigin, ReadOrigin, PendingSnapshot>> target,
       Command command) {
     proposeLater(target, command, 100);
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // one-shot tasks; nothing to cancel
   private void proposeLater(
-      AtomicReference<Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>> target,
+      AtomicReference<Replicator<CommandOrigin, ReadOrigin, PendingSnapshot>> target,
       Command command,
       int tries) {
     timers.schedule(
         () -> {
-          Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = target.get();
+          Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> r = target.get();
           if (r == null && !closed && tries > 1) {
             proposeLater(target, command, tries - 1);
             return;
@@ -398,7 +398,7 @@ public final class SemaforServer implements AutoCloseable {
   }
 
   /** The replicator, for the console's actions. */
-  Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> replicator() {
+  Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator() {
     return replicator;
   }
 

@@ -72,8 +72,7 @@ final class Sessions {
   private final Timers timers;
   private final ListeningClock clock;
   private final SessionQuota quota;
-  private volatile @Nullable Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot>
-      replicator;
+  private volatile @Nullable Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
 
   /**
    * Sessions whose liveness is watched on {@code timers}, which also tick {@code clock}, each given
@@ -86,7 +85,7 @@ final class Sessions {
     timers.every(clock::tick, ListeningClock.TICK_NANOS);
   }
 
-  void replicator(Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> value) {
+  void replicator(Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> value) {
     replicator = value;
   }
 
@@ -226,7 +225,7 @@ final class Sessions {
       watch(session, session.ttlNanos - silent);
       return;
     }
-    Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> r = replicator;
+    Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> r = replicator;
     if (r != null) {
       try {
         r.submit(new Command.ExpireSession(session.id), null);

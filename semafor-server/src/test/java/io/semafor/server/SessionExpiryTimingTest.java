@@ -36,7 +36,7 @@ class SessionExpiryTimingTest {
 
   /** Records each proposed expiry with when it came; refuses the first {@code refusals}. */
   private static final class RecordingReplicator
-      implements Replicator<CommandOrigin, ReadOrigin, Connection.PendingSnapshot> {
+      implements Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> {
     final List<Long> proposedAt = new CopyOnWriteArrayList<>();
 
     @Override
@@ -50,7 +50,7 @@ class SessionExpiryTimingTest {
     public void read(Query query, @Nullable ReadOrigin context) {}
 
     @Override
-    public void snapshot(Connection.@Nullable PendingSnapshot context) {}
+    public void snapshot(@Nullable PendingSnapshot context) {}
 
     @Override
     public long logTime() {
