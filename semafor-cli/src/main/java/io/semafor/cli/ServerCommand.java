@@ -1,19 +1,16 @@
 package io.semafor.cli;
 
-import io.semafor.core.SemaphoreMachine;
 import io.semafor.http.HttpConfig;
 import io.semafor.http.HttpOptions;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
-import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
-import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.server.Logging;
 import io.semafor.server.Main;
-import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.options.Durations;
 import io.semafor.server.options.ServerOptions;
@@ -175,28 +172,10 @@ final class ServerCommand implements Callable<Integer> {
     PeerTls peerTls = peerTls(implied != null);
     if (micro) {
       MicroRaftConfig microConfig = microRaft(cluster, peerTls);
-      Main.run(
-          config,
-          new ReplicatorFactory() {
-            @Override
-            public <C, R, S> Replicator<C, R, S> create(
-                SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-              return MicroRaftReplicator.start(microConfig, machine, listener);
-            }
-          },
-          api);
+      Main.run(config, MicroRaftReplicator.factory(microConfig), api);
       return ExitCodes.OK;
     }
-    Main.run(
-        config,
-        new ReplicatorFactory() {
-          @Override
-          public <C, R, S> Replicator<C, R, S> create(
-              SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-            return RaftReplicator.start(cluster, machine, listener, peerTls);
-          }
-        },
-        api);
+    Main.run(config, RaftReplicator.factory(cluster, peerTls), api);
     return ExitCodes.OK;
   }
 

@@ -115,40 +115,35 @@ class CaseParserTest {
         "a cluster-safe case has no kill step");
   }
 
+  /** A case that creates x, then gets it with {@code fields} added to the get step. */
+  private static String createThenGet(String fields) {
+    return kase(
+        "",
+        "\"a\": {}",
+        CREATE
+            + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"}"
+            + fields
+            + "}");
+  }
+
   @Test
   void aStepThatNeedsASessionIsMarkedSoARunnerWithoutSessionsCanLeaveItOut() throws IOException {
-    ConformanceCase c =
-        CaseParser.parse(
-            FILE,
-            kase(
-                "",
-                "\"a\": {}",
-                CREATE
-                    + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
-                    + " \"needs_session\": true}"));
+    ConformanceCase c = CaseParser.parse(FILE, createThenGet(", \"needs_session\": true"));
     assertThat(c.steps())
         .extracting(step -> ((Step.OpStep) step).needsSession())
         .containsExactly(false, true);
   }
 
   @Test
-  void aStepThatNeedsASessionNeitherStartsNorBinds() {
+  void aStepThatNeedsASessionBindsNothingLaterStepsWouldMiss() {
     refused(
-        kase(
-            "",
-            "\"a\": {}",
-            CREATE
-                + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
-                + " \"bind\": {\"v\": \"value\"}, \"needs_session\": true}"),
+        createThenGet(", \"bind\": {\"v\": \"value\"}, \"needs_session\": true"),
         "a step that needs a session neither starts a handle nor binds");
-    refused(
-        kase(
-            "",
-            "\"a\": {}",
-            CREATE
-                + ", {\"op\": \"get\", \"actor\": \"a\", \"args\": {\"name\": \"x\"},"
-                + " \"needs_session\": false}"),
-        "needs_session is true or absent");
+  }
+
+  @Test
+  void needsSessionIsTrueOrAbsent() {
+    refused(createThenGet(", \"needs_session\": false"), "needs_session is true or absent");
   }
 
   @Test

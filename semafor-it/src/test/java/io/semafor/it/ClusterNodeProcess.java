@@ -1,14 +1,10 @@
 package io.semafor.it;
 
-import io.semafor.core.SemaphoreMachine;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
-import io.semafor.replication.ApplyListener;
-import io.semafor.replication.Replicator;
 import io.semafor.server.Main;
-import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
 import java.util.Map;
@@ -93,25 +89,9 @@ public final class ClusterNodeProcess {
               .withProperties(
                   Map.of("microraft.snapshot-every", Long.toString(cluster.snapshotEvery())));
       MicroRaftConfig micro = cluster.join() ? configured.joining() : configured;
-      Main.run(
-          server,
-          new ReplicatorFactory() {
-            @Override
-            public <C, R, S> Replicator<C, R, S> create(
-                SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-              return MicroRaftReplicator.start(micro, machine, listener);
-            }
-          });
+      Main.run(server, MicroRaftReplicator.factory(micro));
       return;
     }
-    Main.run(
-        server,
-        new ReplicatorFactory() {
-          @Override
-          public <C, R, S> Replicator<C, R, S> create(
-              SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-            return RaftReplicator.start(cluster, machine, listener);
-          }
-        });
+    Main.run(server, RaftReplicator.factory(cluster, null));
   }
 }

@@ -3,7 +3,6 @@ package io.semafor.it;
 import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
-import io.semafor.core.SemaphoreMachine;
 import io.semafor.embedded.FreePorts;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
@@ -11,10 +10,8 @@ import io.semafor.microraft.MicroRaftSeed;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.raft.RaftRestore;
-import io.semafor.replication.ApplyListener;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
-import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -188,18 +185,10 @@ final class TestCluster implements AutoCloseable {
       servers[i] =
           SemaforServer.start(
               ServerConfig.builder().port(self.clientPort()).adminPort(admin ? 0 : -1).build(),
-              new ReplicatorFactory() {
-                @Override
-                public <C, R, S> Replicator<C, R, S> create(
-                    SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-                  Replicator<C, R, S> r =
-                      microRaft()
-                          ? MicroRaftReplicator.start(microRaftConfig(config), machine, listener)
-                          : RaftReplicator.start(config, machine, listener);
-                  made.set(r);
-                  return r;
-                }
-              });
+              (microRaft()
+                      ? MicroRaftReplicator.factory(microRaftConfig(config))
+                      : RaftReplicator.factory(config, null))
+                  .andThen(made::set));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

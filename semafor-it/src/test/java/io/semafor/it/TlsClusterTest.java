@@ -9,16 +9,13 @@ import io.semafor.client.Permit;
 import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.TlsConfig;
-import io.semafor.core.SemaphoreMachine;
 import io.semafor.embedded.FreePorts;
 import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
 import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
-import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
-import io.semafor.server.ReplicatorFactory;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
@@ -105,27 +102,17 @@ class TlsClusterTest {
                   .tls(ServerTls.load(cert.cert(), cert.key(), null, null))
                   .security(security.get(i))
                   .build(),
-              new ReplicatorFactory() {
-                @Override
-                public <C, R, S> Replicator<C, R, S> create(
-                    SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-                  Replicator<C, R, S> r =
-                      replicator.equals("ratis")
-                          ? RaftReplicator.start(config, machine, listener, tls)
-                          : MicroRaftReplicator.start(
-                              MicroRaftConfig.of(
-                                      self.id(),
-                                      peers.stream().map(ClusterConfig.Peer::member).toList(),
-                                      config.dataDir(),
-                                      false,
-                                      Duration.ofSeconds(1))
-                                  .withTls(tls),
-                              machine,
-                              listener);
-                  made.set(r);
-                  return r;
-                }
-              }));
+              (replicator.equals("ratis")
+                      ? RaftReplicator.factory(config, tls)
+                      : MicroRaftReplicator.factory(
+                          MicroRaftConfig.of(
+                                  self.id(),
+                                  peers.stream().map(ClusterConfig.Peer::member).toList(),
+                                  config.dataDir(),
+                                  false,
+                                  Duration.ofSeconds(1))
+                              .withTls(tls)))
+                  .andThen(made::set)));
       replicators.add(made.get());
     }
   }

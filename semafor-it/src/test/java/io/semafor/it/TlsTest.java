@@ -21,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import org.assertj.core.api.ThrowableAssert;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -114,30 +115,9 @@ class TlsTest {
     }
   }
 
-  @Test
-  void aPlaintextClientToTheTlsPortIsRefusedAndTheServerServesOthers() throws Exception {
-    start(null, null);
-    assertThatThrownBy(() -> connect(null))
-        .isInstanceOfSatisfying(
-            SemaforException.class,
-            e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
-              assertThat(e)
-                  .hasMessageContaining(
-                      "the server at "
-                          + address()
-                          + " speaks TLS and this client connected in"
-                          + " plain text");
-            });
-    assertServesTlsClientsAndNothingChanged(trusting(pki));
-  }
-
-  @Test
-  void aSnapshotDownloadInPlainTextFromTheTlsPortSaysTheServerSpeaksTls() throws Exception {
-    start(null, null);
-    java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
-
-    assertThatThrownBy(() -> SnapshotDownload.save(address(), file, Duration.ofSeconds(5)))
+  /** {@code plaintext} fails UNAVAILABLE, saying the server speaks TLS and it did not. */
+  private void assertToldTheServerSpeaksTls(ThrowableAssert.ThrowingCallable plaintext) {
+    assertThatThrownBy(plaintext)
         .isInstanceOfSatisfying(
             SemaforException.class,
             e -> {
@@ -148,6 +128,22 @@ class TlsTest {
                           + address()
                           + " speaks TLS and this client connected in plain text");
             });
+  }
+
+  @Test
+  void aPlaintextClientToTheTlsPortIsRefusedAndTheServerServesOthers() throws Exception {
+    start(null, null);
+    assertToldTheServerSpeaksTls(() -> connect(null));
+    assertServesTlsClientsAndNothingChanged(trusting(pki));
+  }
+
+  @Test
+  void aSnapshotDownloadInPlainTextFromTheTlsPortSaysTheServerSpeaksTls() throws Exception {
+    start(null, null);
+    java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+
+    assertToldTheServerSpeaksTls(
+        () -> SnapshotDownload.save(address(), file, Duration.ofSeconds(5)));
     assertThat(file.size()).isZero();
   }
 

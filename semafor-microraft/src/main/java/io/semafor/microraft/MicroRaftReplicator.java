@@ -16,6 +16,7 @@ import io.semafor.replication.ApplyListener;
 import io.semafor.replication.ForeignDataDirException;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Leadership;
 import io.semafor.replication.group.Silence;
@@ -169,6 +170,20 @@ public final class MicroRaftReplicator<C, R, S>
                 e);
           }
         });
+  }
+
+  /**
+   * A factory that starts this node's member from {@code config} ({@link #start}) for a server
+   * ({@code SemaforServer.start}, {@code Main.run}).
+   */
+  public static ReplicatorFactory factory(MicroRaftConfig config) {
+    return new ReplicatorFactory() {
+      @Override
+      public <C, R, S> Replicator<C, R, S> create(
+          SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+        return start(config, machine, listener);
+      }
+    };
   }
 
   /**

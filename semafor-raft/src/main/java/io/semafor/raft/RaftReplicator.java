@@ -8,6 +8,7 @@ import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.replication.group.Asked;
 import io.semafor.replication.group.Leadership;
 import io.semafor.replication.group.Silence;
@@ -125,6 +126,21 @@ public final class RaftReplicator<C, R, S>
       Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
+    };
+  }
+
+  /**
+   * A factory that starts this node's member from {@code config}, with TLS between the members if
+   * {@code tls} is not null ({@link #start(ClusterConfig, SemaphoreMachine, ApplyListener,
+   * PeerTls)}), for a server ({@code SemaforServer.start}, {@code Main.run}).
+   */
+  public static ReplicatorFactory factory(ClusterConfig config, @Nullable PeerTls tls) {
+    return new ReplicatorFactory() {
+      @Override
+      public <C, R, S> Replicator<C, R, S> create(
+          SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+        return start(config, machine, listener, tls);
+      }
     };
   }
 

@@ -180,6 +180,15 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     return watchFlush;
   }
 
+  /**
+   * A read this connection asked for (a client's read, a watch's start) was not made: this node
+   * does not lead. Its slot is freed and the client is sent to the leader.
+   */
+  void readRefused(String leaderHint) {
+    readAnswered();
+    notLeader(leaderHint);
+  }
+
   // ------------------------------------------------------------------ a command's origin
 
   @Override

@@ -110,8 +110,7 @@ final class Edge
   @Override
   public void snapshotRefused(@Nullable PendingSnapshot asked, String leaderHint) {
     if (asked != null) {
-      asked.connection().readAnswered();
-      asked.connection().notLeader(leaderHint);
+      asked.connection().readRefused(leaderHint);
     }
   }
 
@@ -467,8 +466,7 @@ final class Edge
 
     @Override
     public void refused(String leaderHint) {
-      connection.readAnswered();
-      connection.notLeader(leaderHint);
+      connection.readRefused(leaderHint);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.semafor.server;
 
 import io.netty.util.ResourceLeakDetector;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.ConfigDefaults;
 import io.semafor.server.options.ServerOptions;

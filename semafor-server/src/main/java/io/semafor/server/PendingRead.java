@@ -7,8 +7,7 @@ import io.semafor.core.Reply;
 record PendingRead(Connection connection, long id) implements ReadOrigin {
   @Override
   public void refused(String leaderHint) {
-    connection.readAnswered();
-    connection.notLeader(leaderHint);
+    connection.readRefused(leaderHint);
   }
 
   @Override

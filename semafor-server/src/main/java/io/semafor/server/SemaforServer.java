@@ -22,6 +22,7 @@ import io.semafor.core.SemaphoreMachine;
 import io.semafor.protocol.v1.Fatal;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.AuthFile;
 import java.io.IOException;

@@ -20,6 +20,7 @@ import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

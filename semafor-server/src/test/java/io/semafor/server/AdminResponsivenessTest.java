@@ -9,6 +9,7 @@ import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

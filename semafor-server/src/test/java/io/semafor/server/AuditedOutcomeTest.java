@@ -17,6 +17,7 @@ import io.semafor.protocol.v1.Welcome;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.LocalReplicator;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorFactory;
 import io.semafor.server.security.AuthFile;
 import io.semafor.server.security.Security;
 import io.semafor.server.security.Tokens;

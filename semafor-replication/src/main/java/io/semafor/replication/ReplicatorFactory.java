@@ -1,9 +1,6 @@
-package io.semafor.server;
+package io.semafor.replication;
 
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.replication.ApplyListener;
-import io.semafor.replication.LocalReplicator;
-import io.semafor.replication.Replicator;
 
 /**
  * Makes the replicator a server applies its commands through: the in-process one by default, or a
@@ -41,4 +38,18 @@ public interface ReplicatorFactory {
    * @throws java.io.UncheckedIOException (or another unchecked exception) if it cannot start
    */
   <C, R, S> Replicator<C, R, S> create(SemaphoreMachine machine, ApplyListener<C, R, S> listener);
+
+  /** This factory, also handing each replicator it makes to {@code made} (tests keep them). */
+  default ReplicatorFactory andThen(java.util.function.Consumer<Replicator<?, ?, ?>> made) {
+    ReplicatorFactory inner = this;
+    return new ReplicatorFactory() {
+      @Override
+      public <C, R, S> Replicator<C, R, S> create(
+          SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+        Replicator<C, R, S> r = inner.create(machine, listener);
+        made.accept(r);
+        return r;
+      }
+    };
+  }
 }
