@@ -26,6 +26,19 @@ public final class ClusterNodeProcess {
    */
   public static final String REPLICATOR = "semafor.replicator";
 
+  /**
+   * The system property that chooses the replicator of every cluster the tests start, in the test's
+   * JVM ({@code TestCluster}), as processes ({@code ProcessCluster}) and in the fault harness:
+   * {@code microraft}, the product's default and so the tests' (decision 0056), or {@code ratis}
+   * (semafor-it's pom runs the tests that concern Ratis once more that way).
+   */
+  public static final String TEST_REPLICATOR = "semafor.test.replicator";
+
+  /** The replicator the tests' clusters run ({@value #TEST_REPLICATOR}): microraft or ratis. */
+  public static String testReplicator() {
+    return System.getProperty(TEST_REPLICATOR, "microraft");
+  }
+
   public static void main(String[] args) throws InterruptedException {
     try {
       run(args);

@@ -25,20 +25,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * A cluster of Semafor nodes in this JVM, each a real server on 127.0.0.1 with its own Raft member,
  * log and ports: for fast tests of everything the cluster does except process death. The nodes run
- * the replicator the system property {@value #REPLICATOR} names, MicroRaft by default.
+ * the replicator the system property {@value ClusterNodeProcess#TEST_REPLICATOR} names, MicroRaft
+ * by default.
  */
 final class TestCluster implements AutoCloseable {
-  /**
-   * The system property that chooses the replicator of the tests' clusters, in this JVM ({@link
-   * TestCluster}) and as processes ({@link ProcessCluster}): {@code microraft}, the product's
-   * default and so the tests' (decision 0056), or {@code ratis} (semafor-it's pom runs the tests
-   * that concern Ratis once more that way).
-   */
-  static final String REPLICATOR = "semafor.test.replicator";
-
   /** The replicator the tests' clusters run: {@code microraft} or {@code ratis}. */
   static String replicator() {
-    return System.getProperty(REPLICATOR, "microraft");
+    return ClusterNodeProcess.testReplicator();
   }
 
   /** Whether these nodes run the MicroRaft replicator. */

@@ -40,8 +40,7 @@ final class FaultNode implements AutoCloseable {
    * either (the disk faults find each replicator's own files).
    */
   static final String REPLICATOR =
-      System.getProperty(
-          "faults.replicator", System.getProperty("semafor.test.replicator", "microraft"));
+      System.getProperty("faults.replicator", io.semafor.it.ClusterNodeProcess.testReplicator());
 
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
