@@ -146,8 +146,8 @@ enum Fault {
    * under the default election timeout's low end (300 ms), Raft's timing rule (docs/cluster.md,
    * "The network a cluster needs"). At 250 ms each way, round trips of up to 500 ms made a
    * MicroRaft leader step down again and again (it gives up when no majority answered within that
-   * low end): the group had no usable leader for 4 to 11 s in one run of three, and for over 30 s
-   * in one of about 25 on a loaded machine.
+   * low end): the group had no usable leader for 3.6 to 11.5 s in three runs of six, and for over
+   * 30 s in one of about 25 on a loaded machine.
    */
   static final long DELAY_MAX_MILLIS = 100;
 
