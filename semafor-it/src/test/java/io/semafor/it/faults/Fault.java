@@ -147,7 +147,7 @@ enum Fault {
    * "The network a cluster needs"). At 250 ms each way, round trips of up to 500 ms made a
    * MicroRaft leader step down again and again (it gives up when no majority answered within that
    * low end): the group had no usable leader for 3.6 to 11.5 s in three runs of six, and for over
-   * 30 s in one of about 25 on a loaded machine.
+   * 30 s in one of 41 on a loaded machine.
    */
   static final long DELAY_MAX_MILLIS = 100;
 
