@@ -223,12 +223,8 @@ public final class SemaphoreWatch implements AutoCloseable {
    * (true).
    */
   private boolean follow(InetSocketAddress target) throws IOException {
-    InetSocketAddress resolved =
-        target.isUnresolved()
-            ? new InetSocketAddress(target.getHostString(), target.getPort()) // looks it up
-            : target;
     try (Wire w =
-        Wire.connect(resolved, config.connectTimeout(), config.tls(), config.verifyHostname())) {
+        Wire.connect(target, config.connectTimeout(), config.tls(), config.verifyHostname())) {
       w.connected();
       w.readTimeout(SILENCE);
       wire = w;

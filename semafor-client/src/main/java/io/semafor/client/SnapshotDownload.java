@@ -86,14 +86,10 @@ public final class SnapshotDownload {
       InetSocketAddress target = next.poll();
       String where = target.getHostString() + ":" + target.getPort();
       Attempt attempt = new Attempt(where, out);
-      InetSocketAddress resolved =
-          target.isUnresolved()
-              ? new InetSocketAddress(target.getHostString(), target.getPort()) // looks it up
-              : target;
       Duration connecting = timeout.compareTo(CONNECT_AT_MOST) < 0 ? timeout : CONNECT_AT_MOST;
       try (Wire wire =
           Wire.connect(
-              resolved,
+              target,
               connecting,
               tls == null ? null : tls.sslContext(),
               tls != null && tls.hostnameVerification())) {

@@ -722,11 +722,7 @@ public final class Link implements AutoCloseable {
   private Opened handshake(
       InetSocketAddress address, long resume, ClientFrame resumeHello, ClientFrame newHello)
       throws IOException {
-    InetSocketAddress target =
-        address.isUnresolved()
-            ? new InetSocketAddress(address.getHostString(), address.getPort()) // looks it up
-            : address;
-    Wire w = Wire.connect(target, config.connectTimeout(), config.tls(), config.verifyHostname());
+    Wire w = Wire.connect(address, config.connectTimeout(), config.tls(), config.verifyHostname());
     try {
       Welcome welcome = hello(w, resumeHello);
       boolean resumeExpired = false;

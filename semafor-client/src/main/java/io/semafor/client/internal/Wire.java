@@ -112,7 +112,8 @@ public final class Wire implements AutoCloseable {
 
   /**
    * Connects; the connection and the handshake that follows must be done, and {@link #connected}
-   * called, within {@code handshakeTimeout}, or the socket is closed under them.
+   * called, within {@code handshakeTimeout}, or the socket is closed under them. An unresolved
+   * {@code address} (a leader named by a follower) is looked up here, for every caller.
    */
   public static Wire connect(
       InetSocketAddress address,
@@ -120,9 +121,13 @@ public final class Wire implements AutoCloseable {
       @Nullable SSLContext tls,
       boolean verifyHostname)
       throws IOException {
+    InetSocketAddress target =
+        address.isUnresolved()
+            ? new InetSocketAddress(address.getHostString(), address.getPort()) // looks it up
+            : address;
     // under TLS, a socket that records what the server answered first (TlsMismatch)
     Socket socket = tls == null ? new Socket() : new TlsMismatch.FirstByteSocket();
-    return new Wire(socket, address, handshakeTimeout, tls, verifyHostname);
+    return new Wire(socket, target, handshakeTimeout, tls, verifyHostname);
   }
 
   /**
