@@ -32,3 +32,28 @@ def proxy(server):
         yield p
     finally:
         p.close()
+
+
+@pytest.fixture(autouse=True)
+def record_traces(request):
+    """With SEMAFOR_RECORD_TRACES set to a directory, writes the trace of each session machine a
+    test drove there, named for the test (docs/protocol.md §9)."""
+    import machine
+    import traces
+
+    directory = os.environ.get(machine.RECORD_TRACES)
+    machine.RECORDERS.clear()
+    yield
+    if not directory:
+        return
+    test = request.node.name
+    base = test[len("test_"):].replace("_", "-")
+    for i, recorder in enumerate(machine.RECORDERS):
+        name = base if i == 0 else f"{base}-{i + 1}"
+        description = (request.node.function.__doc__ or "").strip() or (
+            base.replace("-", " ").capitalize() + ".")
+        trace = recorder.trace(name, description)
+        trace["source"] = f"clients/python/tests/{request.node.fspath.basename}::{test}"
+        with open(os.path.join(directory, name + ".json"), "w") as f:
+            f.write(traces.dumps(trace))
+    machine.RECORDERS.clear()

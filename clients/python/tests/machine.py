@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Type, TypeVar
 
 from semafor import _effects as fx
 from semafor._proto import semafor_pb2 as pb
 from semafor._session import MS, SECOND, ClientSession, SessionConfig
+from traces import Recorder
 
 T = TypeVar("T")
-SECRET = bytes(range(16))
+SECRET = b"resume-secret-16"
+RECORD_TRACES = "SEMAFOR_RECORD_TRACES"
+"""Set to a directory, every harness records its machine's trace (``conftest.py`` writes them)."""
+RECORDERS: List[Recorder] = []
 
 
 class Harness:
@@ -17,7 +22,11 @@ class Harness:
 
     def __init__(self, addresses=("a:1", "b:2", "c:3"), ttl_ns: int = 3 * SECOND, **config) -> None:
         self.now = 1_000 * SECOND
-        self.m = ClientSession(SessionConfig(list(addresses), session_ttl_ns=ttl_ns, **config))
+        session_config = SessionConfig(list(addresses), session_ttl_ns=ttl_ns, **config)
+        self.m = ClientSession(session_config)
+        if os.environ.get(RECORD_TRACES):
+            self.m = Recorder(session_config, self.now)  # type: ignore[assignment]
+            RECORDERS.append(self.m)  # type: ignore[arg-type]
         self.effects: List[fx.Effect] = []
 
     def collect(self) -> List[fx.Effect]:

@@ -1,0 +1,40 @@
+package io.semafor.client.internal.session;
+
+import io.semafor.protocol.v1.Read;
+import io.semafor.protocol.v1.Request;
+
+/** A request of a {@link ClientSession} with no answer yet. */
+final class Pending {
+  /** Its id is the wire id: the caller's, or a new one after a refusal. */
+  Request request;
+
+  /** Complete only once the acknowledgement of its answer is applied. */
+  final boolean confirm;
+
+  /** The machine's own (cancel, close): no effect for its answer. */
+  final boolean internal;
+
+  /** On the current connection. */
+  boolean sent;
+
+  int attempts;
+
+  Pending(Request request, boolean confirm, boolean internal) {
+    this.request = request;
+    this.confirm = confirm;
+    this.internal = internal;
+  }
+
+  /** A read of a {@link ClientSession} with no answer yet. */
+  static final class ReadCall {
+    final Read read;
+    boolean sent;
+
+    ReadCall(Read read) {
+      this.read = read;
+    }
+  }
+
+  /** An answer read whose delivery is not confirmed yet (its acknowledgement's Pong). */
+  record Confirming(long requestId, Request request, io.semafor.protocol.v1.Response response) {}
+}
