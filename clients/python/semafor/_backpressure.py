@@ -40,7 +40,8 @@ class Backpressure:
         self._highest_applied = max(self._highest_applied, wire_id)
 
     def settle(self) -> bool:
-        """The hold ends (its ``Pong`` came, or the connection was resumed). True: a request
+        """The hold ends (its ``Pong`` came: every request sent before it was applied or refused,
+        and those refused are known). True: a request
         sent behind a refused one was applied, so the refused ones need new ids."""
         passed = False
         if self._refused:
@@ -51,6 +52,13 @@ class Backpressure:
         self._refused.clear()
         self._behind.clear()
         return passed
+
+    def forget_refusals(self) -> None:
+        """The session was resumed on a new connection: the hold ends and its refusals are
+        forgotten (every request goes again under its own id, in id order)."""
+        self.held_by = None
+        self._refused.clear()
+        self._behind.clear()
 
     def is_refused(self, wire_id: int) -> bool:
         """Refused and not sent again yet: known not applied."""

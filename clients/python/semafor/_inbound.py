@@ -42,7 +42,10 @@ class Inbound:
             self._acks.clear()
         else:  # acks whose confirmation was not seen go again (a dead leader may have lost them)
             self._acks.resumed(now)
-            self._settle_refusals()
+            # every unanswered request goes again under its id: which of those sent behind a
+            # refused one were applied is unknown now, and one renumbered would be applied twice;
+            # a refused one passed by an applied one is refused "requestId" and renumbered then
+            self._backpressure.forget_refusals()
         self._phase = READY
         self._unavailable_since = None
         self._given_up = False
@@ -100,6 +103,19 @@ class Inbound:
                 self._backpressure.refused(wire, in_flight)
                 if not self._backpressure.holding:
                     self._backpressure.held_by = self._send_keepalive(now, force_acks=True)
+                return
+            if code == ErrorCode.INVALID_ARGUMENT and failure.message.startswith("requestId"):
+                # "not after the last applied and no reply kept": never applied (this client
+                # acknowledges only answers it read), and a later id was (the refusal for
+                # unacknowledged replies that said so was lost with a connection). It goes
+                # again under a new id, after every id used, as after a refusal (_backpressure.py)
+                p.sent = False
+                self._acks.forget(("req", wire))
+                self._wire.pop(wire, None)
+                p.request.id = self._next_id
+                self._next_id += 1
+                self._wire[p.request.id] = rid
+                self._flush(now)
                 return
             if code == ErrorCode.NOT_LEADER:  # not applied: follow the leader and send it there
                 self._addresses.follow(failure.leader)

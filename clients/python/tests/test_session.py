@@ -377,6 +377,39 @@ def test_a_refused_request_passed_by_a_later_applied_one_goes_again_under_a_new_
     assert wire_b in acked  # the answer is acknowledged under the id it was sent with
 
 
+def test_a_resent_request_whose_refusal_was_lost_and_a_later_one_applied_goes_again_under_a_new_id():
+    h = Harness()
+    h.open(session_id=7)
+    a, b = h.submit(increment()), h.submit(increment(amount=2))  # a refused, b applied: both lost
+    h.drop()
+    h.sent()
+    h.open(session_id=7, resumed=True)
+    assert [r.id for r in h.requests()] == [a, b]
+    h.respond(a, failure=failure(ErrorCode.INVALID_ARGUMENT,
+                                 f"requestId: {a} is not after {b} and has no reply kept"))
+    (again,) = h.requests()  # never applied (no reply kept for an id never acknowledged)
+    assert again.id > b and again.increment.amount == 1 and not h.of(fx.Completed)
+    h.respond(b, incremented=pb.Incremented(value=2))
+    h.respond(again.id, incremented=pb.Incremented(value=3))
+    done = {e.request_id: e.response.incremented.value for e in h.of(fx.Completed)}
+    assert done == {a: 3, b: 2}  # told under the callers' ids
+
+
+def test_after_a_resume_requests_behind_a_refusal_go_again_under_their_own_ids():
+    h = Harness()
+    h.open(session_id=7)
+    a = h.submit(increment())
+    h.respond(a, incremented=pb.Incremented(value=1))
+    b, c = h.submit(increment()), h.submit(increment())  # c carries a's ack and is applied
+    h.sent()
+    _refused(h, b)  # the hold begins; c's answer is lost with the connection
+    h.drop()
+    h.sent()
+    h.open(session_id=7, resumed=True)
+    # c may have been applied: under a new id it would be applied twice. Both go under their ids
+    assert [r.id for r in h.requests()] == [b, c]
+
+
 def test_a_waiting_request_behind_a_refused_one_counts_as_applied():
     h = Harness()
     h.open()

@@ -62,8 +62,9 @@ final class Backpressure {
   }
 
   /**
-   * The hold ends (its {@code Pong} came, or the connection was resumed). True: a request sent
-   * behind a refused one was applied, so the refused ones need new ids.
+   * The hold ends (its {@code Pong} came: every request sent before it was applied or refused, and
+   * those refused are known). True: a request sent behind a refused one was applied, so the refused
+   * ones need new ids.
    */
   boolean settle() {
     boolean passed = false;
@@ -81,6 +82,16 @@ final class Backpressure {
     refused.clear();
     behind.clear();
     return passed;
+  }
+
+  /**
+   * The session was resumed on a new connection: the hold ends and its refusals are forgotten
+   * (every request goes again under its own id, in id order).
+   */
+  void forgetRefusals() {
+    heldBy = 0;
+    refused.clear();
+    behind.clear();
   }
 
   /** Refused and not sent again yet: known not applied. */

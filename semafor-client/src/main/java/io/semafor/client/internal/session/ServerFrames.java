@@ -29,6 +29,7 @@ import java.util.Map;
  */
 final class ServerFrames {
   private static final String UNACKED_LIMIT = "maxUnackedReplies";
+  private static final String REQUEST_ID = "requestId";
 
   private final ClientSession s;
 
@@ -87,7 +88,10 @@ final class ServerFrames {
       s.acks.clear();
     } else { // acks whose confirmation was not seen go again (a dead leader may have lost them)
       s.acks.resumed(now);
-      settleRefusals();
+      // every unanswered request goes again under its id: which of those sent behind a refused
+      // one were applied is unknown now, and one renumbered would be applied twice; a refused one
+      // passed by an applied one is refused "requestId" and renumbered then
+      s.backpressure.forgetRefusals();
     }
     s.phase = Phase.READY;
     s.available();
@@ -166,6 +170,21 @@ final class ServerFrames {
         if (!s.backpressure.holding()) {
           s.backpressure.holdUntilPongOf(s.sendKeepAlive(now, true, true));
         }
+        return;
+      }
+      if (failure.getCodeValue() == ErrorCode.INVALID_ARGUMENT.number()
+          && failure.getMessage().startsWith(REQUEST_ID)) {
+        // "not after the last applied and no reply kept": never applied (this client acknowledges
+        // only answers it read), and a later id was (the refusal for unacknowledged replies that
+        // said so was lost with a connection). It goes again under a new id, after every id
+        // used, as after a refusal (Backpressure)
+        p.sent = false;
+        s.acks.forget(Acks.Carrier.request(wireId));
+        s.wire.remove(wireId);
+        long newId = s.nextId++;
+        p.request = p.request.toBuilder().setId(newId).build();
+        s.wire.put(newId, id);
+        s.flush(now);
         return;
       }
       if (failure.getCodeValue() == ErrorCode.NOT_LEADER.number()) {
