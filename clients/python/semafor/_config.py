@@ -36,6 +36,7 @@ class SessionConfig:
     backoff_max_ns: int = 1 * SECOND
     give_up_after_ns: int = 0  # 0: the session's TTL + 5 s
     avoid_silent_ns: int = 3 * SECOND  # an address that went silent is dialled last this long
+    stable_after_ns: int = 1 * SECOND  # a session connection lost sooner counts as a failed dial
 
 
 @dataclass

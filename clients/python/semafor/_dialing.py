@@ -3,18 +3,23 @@ named, else the next address in turn; after every address failed in turn, a back
 from ``backoff_min_ns`` to ``backoff_max_ns``. An address left because it went silent (a frozen
 leader) is avoided for ``avoid_silent_ns``: a follower that has not heard of the election yet names
 it as the leader, and going back costs another answer deadline. Pure; times are monotonic
-nanoseconds passed in."""
+nanoseconds passed in.
+
+A session connection that breaks within ``stable_after_ns`` of its ``Welcome`` counts as a failed
+attempt of the round, not as a working connection lost: a server that closes the connection on
+something the client sends again on every resume would otherwise be redialled in a tight loop.
+"""
 
 from __future__ import annotations
 
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
 
 class Addresses:
     """The rotation over a client's addresses."""
 
     def __init__(self, addresses: Sequence[str], backoff_min_ns: int, backoff_max_ns: int,
-                 avoid_silent_ns: int = 0) -> None:
+                 avoid_silent_ns: int = 0, stable_after_ns: int = 0) -> None:
         if not addresses:
             raise ValueError("addresses: at least one host:port is needed")
         self._addresses = list(addresses)
@@ -26,6 +31,8 @@ class Addresses:
         self.current = ""  # the address of the current (or last) connection
         self._avoid_ns = avoid_silent_ns
         self._silent: Dict[str, int] = {}  # address -> avoided until
+        self._stable_ns = stable_after_ns
+        self._ready_at: Optional[int] = None  # when the current connection's session opened
 
     def went_silent(self, now: int) -> None:
         """The current address stopped answering: avoid it for a while."""
@@ -62,14 +69,20 @@ class Addresses:
 
     def failed(self, now: int, was_ready: bool) -> int:
         """The connection failed (``was_ready``: it had a session): when to dial again."""
-        self._failed_in_round = 0 if was_ready else self._failed_in_round + 1
-        if self.leader_hint or was_ready or self._failed_in_round < len(self._addresses):
+        worked = was_ready and self._ready_at is not None and now - self._ready_at >= self._stable_ns
+        self._ready_at = None
+        if worked:  # a working connection lost: a new round, from the shortest backoff
+            self._failed_in_round = 0
+            self._backoff = self._min
+            return now
+        self._failed_in_round += 1
+        if self.leader_hint or self._failed_in_round < len(self._addresses):
             return now
         self._failed_in_round = 0  # every address failed in turn: wait before the next round
         wait, self._backoff = self._backoff, min(self._backoff * 2, self._max)
         return now + wait
 
-    def succeeded(self) -> None:
-        """A session is open: the next failure starts a new round from the shortest backoff."""
-        self._failed_in_round = 0
-        self._backoff = self._min
+    def succeeded(self, now: int) -> None:
+        """A session is open on the current connection: once it has lived ``stable_after_ns``,
+        its loss starts a new round from the shortest backoff."""
+        self._ready_at = now

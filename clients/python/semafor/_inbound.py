@@ -49,7 +49,7 @@ class Inbound:
         self._phase = READY
         self._unavailable_since = None
         self._given_up = False
-        self._addresses.succeeded()
+        self._addresses.succeeded(now)
         self._out.append(Opened(self.session_id, resumed, self.ttl_ns, w.principal, self.epoch))
         self._flush(now)
         for rid, r in sorted(self._reads.items()):
@@ -93,6 +93,8 @@ class Inbound:
             and failure.message.startswith("maxUnackedReplies")
         if refused and p is None:
             return  # not applied, not kept: nothing to acknowledge
+        if p is None and self._closing:
+            return  # failed by close: left undelivered, what it granted goes back with the session
         if p is not None and failure is not None:
             code = ErrorCode.of_number(failure.code)
             if refused:

@@ -54,7 +54,7 @@ class ClientSession(Inbound):
 
     def __init__(self, config: SessionConfig) -> None:
         self._addresses = Addresses(config.addresses, config.backoff_min_ns, config.backoff_max_ns,
-                                    config.avoid_silent_ns)
+                                    config.avoid_silent_ns, config.stable_after_ns)
         self.config = config
         self._out: List[Effect] = []
         self._phase = IDLE

@@ -220,6 +220,26 @@ def test_every_address_failing_in_turn_backs_off_before_the_next_round():
     assert h.dials() == ["a:1"]
 
 
+def test_a_session_connection_lost_within_a_second_of_its_welcome_counts_as_a_failed_dial():
+    h = Harness(addresses=("a:1", "b:2"))
+    h.open(session_id=7)
+    h.drop()  # a:1 closes at once (say, on a request it cannot take): b:2 at once
+    h.open(session_id=7, resumed=True)
+    h.drop()  # b:2 too: every address failed in turn, so the next round waits
+    assert h.dials() == ["a:1", "b:2"] and h.m.phase == "backoff"
+    h.advance(50 * MS)
+    assert h.dials() == ["a:1"]
+
+
+def test_a_session_connection_that_worked_for_a_second_is_redialled_at_once_when_lost():
+    h = Harness(addresses=("a:1",))
+    h.open(session_id=7)
+    h.dials()
+    h.advance(1 * SECOND)
+    h.drop()
+    assert h.dials() == ["a:1"]
+
+
 def test_a_not_leader_welcome_dials_the_leader_it_names():
     h = Harness()
     h.m.start(h.now)
@@ -520,6 +540,18 @@ def test_close_sends_close_session_and_fails_pending_requests():
     assert req.HasField("close_session")
     h.respond(req.id, session_closed=pb.SessionClosed())
     assert h.of(fx.Closed) and h.m.phase == "closed"
+
+
+def test_after_close_an_answer_to_a_request_it_failed_is_not_acknowledged():
+    h = Harness()
+    h.open()
+    a = h.submit(acquire())
+    h.m.close(h.now)
+    h.sent()
+    h.respond(a, granted=pb.Granted(amount=1, token=5))  # granted as the close went out
+    h.advance(2 * MS)
+    acks = [x for f in h.sent() for x in (list(f.keep_alive.acks) + list(f.request.acks))]
+    assert a not in acks  # undelivered, the grant goes back with the session (a lease too)
 
 
 def test_an_unauthenticated_welcome_fails_pending_requests_and_goes_idle():

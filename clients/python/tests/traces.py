@@ -23,7 +23,8 @@ from semafor.errors import ErrorCode, SemaforError
 FORMAT = "semafor-client-trace/1"
 CONFIG_FIELDS = ("addresses", "session_ttl_ns", "client_name", "client_host", "client_pid",
                  "token", "ack_delay_ns", "probe_after_ns", "answer_deadline_ns",
-                 "backoff_min_ns", "backoff_max_ns", "give_up_after_ns", "avoid_silent_ns")
+                 "backoff_min_ns", "backoff_max_ns", "give_up_after_ns", "avoid_silent_ns",
+                 "stable_after_ns")
 
 
 def text(message: Any) -> str:

@@ -17,14 +17,23 @@ final class Addresses {
   private final long minBackoff;
   private final long maxBackoff;
   private final long avoidNanos;
+  private final long stableAfterNanos;
   private final Map<String, Long> silentUntil = new HashMap<>();
   private long backoff;
   private int next;
   private int failedInRound;
   private String leaderHint = "";
   private String current = "";
+  private boolean ready;
+  private long readyAt;
 
-  Addresses(List<String> addresses, long minBackoff, long maxBackoff, long avoidNanos) {
+  Addresses(
+      List<String> addresses,
+      long minBackoff,
+      long maxBackoff,
+      long avoidNanos,
+      long stableAfterNanos) {
+    this.stableAfterNanos = stableAfterNanos;
     this.addresses = List.copyOf(addresses);
     this.minBackoff = minBackoff;
     this.maxBackoff = maxBackoff;
@@ -86,8 +95,15 @@ final class Addresses {
 
   /** The connection failed ({@code wasReady}: it had a session): when to dial again. */
   long failed(long now, boolean wasReady) {
-    failedInRound = wasReady ? 0 : failedInRound + 1;
-    if (!leaderHint.isEmpty() || wasReady || failedInRound < addresses.size()) {
+    boolean worked = wasReady && ready && now - readyAt >= stableAfterNanos;
+    ready = false;
+    if (worked) { // a working connection lost: a new round, from the shortest backoff
+      failedInRound = 0;
+      backoff = minBackoff;
+      return now;
+    }
+    failedInRound++;
+    if (!leaderHint.isEmpty() || failedInRound < addresses.size()) {
       return now;
     }
     failedInRound = 0; // every address failed in turn: wait before the next round
@@ -96,9 +112,12 @@ final class Addresses {
     return now + wait;
   }
 
-  /** A session is open: the next failure starts a new round from the shortest backoff. */
-  void succeeded() {
-    failedInRound = 0;
-    backoff = minBackoff;
+  /**
+   * A session is open on the current connection: once it has lived {@code stableAfterNanos}, its
+   * loss starts a new round from the shortest backoff.
+   */
+  void succeeded(long now) {
+    ready = true;
+    readyAt = now;
   }
 }

@@ -109,7 +109,8 @@ public final class ClientSession {
             config.addresses(),
             config.backoffMinNanos(),
             config.backoffMaxNanos(),
-            config.avoidSilentNanos());
+            config.avoidSilentNanos(),
+            config.stableAfterNanos());
     this.ttlNanos =
         config.sessionTtlNanos() != 0 ? config.sessionTtlNanos() : SessionConfig.DEFAULT_TTL_NANOS;
     this.acks = new Acks(config.ackDelayNanos());

@@ -95,7 +95,7 @@ final class ServerFrames {
     }
     s.phase = Phase.READY;
     s.available();
-    s.addresses.succeeded();
+    s.addresses.succeeded(now);
     s.out.add(new Opened(s.sessionId, resumed, s.ttlNanos, w.getPrincipal(), s.epoch));
     s.flush(now);
     for (Map.Entry<Long, Pending.ReadCall> e : s.reads.entrySet()) {
@@ -154,6 +154,9 @@ final class ServerFrames {
             && failure.getMessage().startsWith(UNACKED_LIMIT);
     if (refused && p == null) {
       return; // not applied, not kept: nothing to acknowledge
+    }
+    if (p == null && s.closing) {
+      return; // failed by close: left undelivered, what it granted goes back with the session
     }
     if (p != null && failure != null) {
       if (refused) {

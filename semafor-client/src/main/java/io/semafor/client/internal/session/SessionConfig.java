@@ -26,6 +26,8 @@ import java.util.List;
  * @param giveUpAfterNanos with no server for this long, pending calls fail {@code UNAVAILABLE}; 0:
  *     the session's TTL + 5 s
  * @param avoidSilentNanos how long an address that went silent is dialled last
+ * @param stableAfterNanos a session connection lost sooner after its {@code Welcome} counts as a
+ *     failed dial (every address failing so backs off)
  */
 public record SessionConfig(
     List<String> addresses,
@@ -40,7 +42,8 @@ public record SessionConfig(
     long backoffMinNanos,
     long backoffMaxNanos,
     long giveUpAfterNanos,
-    long avoidSilentNanos) {
+    long avoidSilentNanos,
+    long stableAfterNanos) {
 
   /** A millisecond in nanoseconds. */
   public static final long MS = 1_000_000L;
@@ -64,6 +67,19 @@ public record SessionConfig(
   /** The defaults: the server's TTL, no identity or token, the timings above. */
   public static SessionConfig defaults(List<String> addresses) {
     return new SessionConfig(
-        addresses, 0, "", "", 0, "", MS, 250 * MS, 750 * MS, 50 * MS, SECOND, 0, 3 * SECOND);
+        addresses,
+        0,
+        "",
+        "",
+        0,
+        "",
+        MS,
+        250 * MS,
+        750 * MS,
+        50 * MS,
+        SECOND,
+        0,
+        3 * SECOND,
+        SECOND);
   }
 }

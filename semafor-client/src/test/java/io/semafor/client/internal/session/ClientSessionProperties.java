@@ -128,7 +128,8 @@ class ClientSessionProperties {
                   d.backoffMinNanos(),
                   d.backoffMaxNanos(),
                   3_600 * SessionConfig.SECOND,
-                  d.avoidSilentNanos()));
+                  d.avoidSilentNanos(),
+                  d.stableAfterNanos()));
     }
 
     void run(Action a) {

@@ -188,7 +188,8 @@ final class TracePlayer {
         c.path("backoff_min_ns").asLong(d.backoffMinNanos()),
         c.path("backoff_max_ns").asLong(d.backoffMaxNanos()),
         c.path("give_up_after_ns").asLong(d.giveUpAfterNanos()),
-        c.path("avoid_silent_ns").asLong(d.avoidSilentNanos()));
+        c.path("avoid_silent_ns").asLong(d.avoidSilentNanos()),
+        c.path("stable_after_ns").asLong(d.stableAfterNanos()));
   }
 
   private static @org.jspecify.annotations.Nullable Object step(
