@@ -30,6 +30,13 @@ class Acks:
         if self.due is None:
             self.due = now + self.delay_ns
 
+    def withdraw(self, wire_id: int) -> None:
+        """An answer not to acknowledge after all (not carried yet: the caller is gone)."""
+        if wire_id in self._to_ack:
+            self._to_ack.remove(wire_id)
+            if not self._to_ack:
+                self.due = None
+
     def take(self, carrier: Carrier, keep: bool = False) -> List[int]:
         """Everything to acknowledge, now carried by ``carrier``. With ``keep``, the carrier is
         remembered even when it carries nothing (its ``Pong`` is still awaited)."""

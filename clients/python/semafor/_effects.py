@@ -115,6 +115,14 @@ class SessionLost:
 
 
 @dataclass(frozen=True)
+class AcknowledgementsConfirmed:
+    """The server applied every acknowledgement sent before ``confirm_acknowledgements`` returned
+    ``token``: what those answers granted is delivered."""
+
+    token: int
+
+
+@dataclass(frozen=True)
 class Closed:
     """The machine is closed: ``close_session`` was answered, or could not be sent."""
 
@@ -132,5 +140,6 @@ Effect = Union[
     WatchEventReceived,
     WatchEnded,
     SessionLost,
+    AcknowledgementsConfirmed,
     Closed,
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from semafor._config import HELLO, IDLE, READY
 from semafor._effects import (
+    AcknowledgementsConfirmed,
     Completed,
     Hangup,
     HelloRefused,
@@ -59,6 +60,8 @@ class Inbound:
             self._send(pb.ClientFrame(watch=position.start(wid)), now)
         if self._confirming:  # answers read before the cut whose delivery is still unconfirmed
             self._send_keepalive(now)
+        if self._confirms:  # confirmations asked for before the cut
+            self._send_confirm(now)
 
     def _on_refused_hello(self, failure: pb.Failure, now: int) -> None:
         code = ErrorCode.of_number(failure.code)
@@ -151,6 +154,10 @@ class Inbound:
             confirmed = self._confirming.pop(wire, None)
             if confirmed is not None:
                 self._out.append(Completed(*confirmed))
+        confirmed = [t for t, k in self._confirms.items() if k == ka_id]
+        for token in confirmed:
+            del self._confirms[token]
+            self._out.append(AcknowledgementsConfirmed(token))
         if self._backpressure.held_by == ka_id:
             self._settle_refusals()
             self._flush(now)

@@ -4,7 +4,8 @@ Sans-IO and clock-injected, in the shape of etcd's raft ``RawNode`` (inputs step
 outputs comes out) and Aeron's ``ClientConductor`` (``do_work(now)``): no sockets, threads or clock
 reads inside. Every input takes ``now``, a monotonic time in nanoseconds. Inputs:
 ``start``, ``connected``, ``received``, ``disconnected``, ``tick``, ``submit``, ``read``,
-``cancel``, ``watch``, ``unwatch``, ``close``. Outputs: ``take()`` returns the effects
+``cancel``, ``watch``, ``unwatch``, ``close``, ``confirm_acknowledgements``, ``nudge``,
+``leave_unacknowledged``. Outputs: ``take()`` returns the effects
 (``semafor._effects``) the inputs produced since the last call, in order; ``next_deadline()`` says
 when to call ``tick`` at the latest. A driver owns the sockets and the clock, runs the effects, and
 calls one input at a time (the machine is not thread-safe).
@@ -78,6 +79,9 @@ class ClientSession(Inbound):
         self._abandoned: Dict[int, pb.Request] = {}  # failed by give-up; a late answer is given back
         self._acks = Acks(config.ack_delay_ns)
         self._backpressure = Backpressure()
+        # confirm_acknowledgements: tokens not confirmed yet, and the sync keep-alive of each
+        self._next_confirm = 1
+        self._confirms: Dict[int, int] = {}  # token -> the keep-alive id whose Pong confirms it
         # keep-alives and silence
         self._next_ka = 1
         self._last_sent = 0
@@ -242,6 +246,31 @@ class ClientSession(Inbound):
         """Ends a watch; no event of it comes after this."""
         if self._watches.pop(watch_id, None) is not None and self._phase == READY:
             self._send(pb.ClientFrame(unwatch=pb.Unwatch(id=watch_id)), now)
+
+    def confirm_acknowledgements(self, now: int) -> int:
+        """Asks the server to confirm that it applied every acknowledgement sent so far, and
+        those due now (docs/protocol.md §3, ``sync``): a keep-alive with ``sync`` carries them at
+        once. Returns a token; ``AcknowledgementsConfirmed(token)`` comes with its ``Pong``. A
+        connection lost first: a new one is sent after the resume. The session lost first:
+        ``SessionLost`` comes instead (the undelivered grants went back with it)."""
+        token = self._next_confirm
+        self._next_confirm += 1
+        self._confirms[token] = 0
+        if self._phase == READY:
+            self._send_confirm(now)
+        return token
+
+    def nudge(self, now: int) -> None:
+        """Sends a keep-alive answered at once (no acknowledgements), so that a ``Pong`` comes
+        soon: a driver whose thread blocks reading the socket wakes it so."""
+        if self._phase == READY:
+            self._send_keepalive(now, with_acks=False)
+
+    def leave_unacknowledged(self, response_id: int, now: int) -> None:
+        """The answer just reported with this ``Response.id`` is not to be acknowledged (its
+        caller is gone as the client closes: undelivered, what it granted goes back with the
+        session). Call it before any other input after the one that reported the answer."""
+        self._acks.withdraw(response_id)
 
     def close(self, now: int) -> None:
         """Ends the session (``close_session``): everything it owns goes back at once. Pending
@@ -411,6 +440,15 @@ class ClientSession(Inbound):
         self._send(pb.ClientFrame(keep_alive=pb.KeepAlive(id=ka_id, acks=acks)), now)
         return ka_id
 
+    def _send_confirm(self, now: int) -> None:
+        """A keep-alive with ``sync`` and the acknowledgements due, for every token waiting."""
+        ka_id = self._next_ka
+        self._next_ka += 1
+        acks = self._acks.take(("ka", ka_id), keep=True)
+        for token in self._confirms:
+            self._confirms[token] = ka_id
+        self._send(pb.ClientFrame(keep_alive=pb.KeepAlive(id=ka_id, acks=acks, sync=True)), now)
+
     def _submit_internal(self, request: pb.Request, now: int) -> int:
         rid = self._next_id
         self._next_id += 1
@@ -455,6 +493,7 @@ class ClientSession(Inbound):
         self._abandoned.clear()
         self._backpressure.reset()
         self._wire.clear()
+        self._confirms.clear()
         self.session_id = 0
         self._secret = b""
         self._out.append(SessionLost(error))
@@ -465,4 +504,5 @@ class ClientSession(Inbound):
             self._out.append(Hangup(self._conn, "closed"))
         self._phase = CLOSED
         self._closing = False
+        self._confirms.clear()
         self._out.append(Closed())

@@ -496,6 +496,71 @@ def test_a_confirmed_delivery_completes_only_once_the_pong_of_its_ack_is_seen():
     assert done.response.lease_granted.permit_id == 3
 
 
+def test_confirming_acknowledgements_sends_them_at_once_in_a_sync_keepalive_whose_pong_confirms():
+    h = Harness()
+    h.open()
+    a = h.submit(acquire())
+    h.respond(a, granted=pb.Granted(amount=1, token=5))
+    h.sent()
+    token = h.m.confirm_acknowledgements(h.now)
+    (frame,) = h.sent()
+    assert frame.keep_alive.sync and list(frame.keep_alive.acks) == [a]
+    assert not h.of(fx.AcknowledgementsConfirmed)
+    h.receive(pong=pb.Pong(id=frame.keep_alive.id))
+    assert [c.token for c in h.of(fx.AcknowledgementsConfirmed)] == [token]
+
+
+def test_a_confirmation_asked_before_a_cut_is_asked_again_after_the_resume():
+    h = Harness()
+    h.open(session_id=7)
+    a = h.submit(acquire())
+    h.respond(a, granted=pb.Granted(amount=1, token=5))
+    token = h.m.confirm_acknowledgements(h.now)
+    h.drop()
+    h.sent()
+    h.open(session_id=7, resumed=True)
+    (frame,) = [f for f in h.sent() if f.HasField("keep_alive")]
+    assert frame.keep_alive.sync and list(frame.keep_alive.acks) == [a]
+    h.receive(pong=pb.Pong(id=frame.keep_alive.id))
+    assert [c.token for c in h.of(fx.AcknowledgementsConfirmed)] == [token]
+
+
+def test_a_confirmation_the_session_ended_before_is_never_confirmed():
+    h = Harness()
+    h.open(session_id=7)
+    h.m.confirm_acknowledgements(h.now)
+    (frame,) = [f for f in h.sent() if f.HasField("keep_alive")]
+    h.receive(fatal=pb.Fatal(failure=failure(ErrorCode.SESSION_EXPIRED, "expired")))
+    assert h.of(fx.SessionLost)
+    h.open(session_id=8)
+    h.receive(pong=pb.Pong(id=frame.keep_alive.id))
+    assert not h.of(fx.AcknowledgementsConfirmed)
+
+
+def test_a_nudge_sends_a_keepalive_without_acknowledgements():
+    h = Harness()
+    h.open()
+    a = h.submit(acquire())
+    h.respond(a, granted=pb.Granted(amount=1, token=5))
+    h.sent()
+    h.m.nudge(h.now)
+    (frame,) = h.sent()
+    assert frame.keep_alive.id > 0 and not frame.keep_alive.acks and not frame.keep_alive.sync
+
+
+def test_an_answer_left_unacknowledged_is_carried_by_no_later_frame():
+    h = Harness()
+    h.open()
+    a, b = h.submit(acquire()), h.submit(acquire())
+    h.respond(a, granted=pb.Granted(amount=1, token=5))
+    h.m.leave_unacknowledged(a, h.now)  # its caller is gone as the client closes
+    h.respond(b, granted=pb.Granted(amount=1, token=6))
+    h.sent()
+    h.advance(2 * MS)
+    acks = [x for f in h.sent() for x in (list(f.keep_alive.acks) + list(f.request.acks))]
+    assert acks == [b]
+
+
 def test_no_server_for_the_give_up_time_fails_pending_requests_with_outcome_unknown():
     h = Harness(addresses=("a:1",), give_up_after_ns=2 * SECOND)
     h.open()

@@ -70,6 +70,8 @@ def effect_json(e: fx.Effect) -> Dict[str, Any]:
         return {"watch_ended": {"watch_id": e.watch_id, **_error(e.error)}}
     if isinstance(e, fx.SessionLost):
         return {"session_lost": _error(e.error)}
+    if isinstance(e, fx.AcknowledgementsConfirmed):
+        return {"acknowledgements_confirmed": {"token": e.token}}
     if isinstance(e, fx.Closed):
         return {"closed": {}}
     raise AssertionError(f"an effect a trace cannot write: {e!r}")
@@ -153,6 +155,17 @@ class Recorder:
     def close(self, now: int) -> None:
         self._step(now, {"close": {}}, lambda: self.machine.close(now))
 
+    def confirm_acknowledgements(self, now: int) -> int:
+        return self._step(now, {"confirm_acknowledgements": {}},
+                          lambda: self.machine.confirm_acknowledgements(now))
+
+    def nudge(self, now: int) -> None:
+        self._step(now, {"nudge": {}}, lambda: self.machine.nudge(now))
+
+    def leave_unacknowledged(self, response_id: int, now: int) -> None:
+        self._step(now, {"leave_unacknowledged": response_id},
+                   lambda: self.machine.leave_unacknowledged(response_id, now))
+
     def take(self) -> List[fx.Effect]:
         out, self._buffer = self._buffer, []
         return out
@@ -189,7 +202,7 @@ def config_of(trace: Dict[str, Any]) -> SessionConfig:
 
 TRACE_FIELDS = {"format", "name", "description", "source", "config", "steps"}
 INPUTS = ("start", "connected", "disconnected", "received", "tick", "submit", "read", "cancel",
-          "watch", "unwatch", "close")
+          "watch", "unwatch", "close", "confirm_acknowledgements", "nudge", "leave_unacknowledged")
 STEP_FIELDS = set(INPUTS) | {"at_ns", "conn", "confirm_delivery", "session_epoch", "returns",
                              "effects", "deadline_ns", "note"}
 
@@ -235,8 +248,14 @@ def play(trace: Dict[str, Any]) -> None:
                              after_revision=w.after_revision)
         elif kind == "unwatch":
             result = m.unwatch(arg, now)
-        else:
+        elif kind == "close":
             result = m.close(now)
+        elif kind == "confirm_acknowledgements":
+            result = m.confirm_acknowledgements(now)
+        elif kind == "nudge":
+            result = m.nudge(now)
+        else:
+            result = m.leave_unacknowledged(arg, now)
         where = f"{trace['name']} step {i} ({kind} at {step['at_ns']} ns)"
         assert result == step.get("returns"), f"{where}: returned {result!r}"
         got = [effect_json(e) for e in m.take()]

@@ -59,6 +59,13 @@ final class Acks {
     }
   }
 
+  /** An answer not to acknowledge after all (not carried yet: its caller is gone). */
+  void withdraw(long wireId) {
+    if (toAck.remove(Long.valueOf(wireId)) && toAck.isEmpty()) {
+      due = false;
+    }
+  }
+
   /**
    * Everything to acknowledge, now carried by {@code carrier}. With {@code keep}, the carrier is
    * remembered even when it carries nothing (its {@code Pong} is still awaited).

@@ -36,10 +36,11 @@ import java.util.TreeMap;
  * Every input takes {@code now}, a monotonic time in nanoseconds ({@link System#nanoTime()} or a
  * fake clock). Inputs: {@link #start}, {@link #connected}, {@link #received}, {@link
  * #disconnected}, {@link #tick}, {@link #submit}, {@link #read}, {@link #cancel}, {@link #watch},
- * {@link #unwatch}, {@link #close}. Outputs: {@link #take()} returns the {@link SessionEffect}s the
- * inputs produced since the last call, in order; {@link #nextDeadline()} says when to call {@link
- * #tick} at the latest. A driver owns the sockets and the clock, runs the effects, and gives one
- * input at a time: the machine is not thread-safe, and no method blocks.
+ * {@link #unwatch}, {@link #close}, {@link #confirmAcknowledgements}, {@link #nudge}, {@link
+ * #leaveUnacknowledged}. Outputs: {@link #take()} returns the {@link SessionEffect}s the inputs
+ * produced since the last call, in order; {@link #nextDeadline()} says when to call {@link #tick}
+ * at the latest. A driver owns the sockets and the clock, runs the effects, and gives one input at
+ * a time: the machine is not thread-safe, and no method blocks.
  *
  * <p>The Python client's {@code semafor._session.ClientSession} is the same machine: both play the
  * protocol traces of {@code conformance/traces/client} (docs/protocol.md §9) exactly.
@@ -82,6 +83,10 @@ public final class ClientSession {
 
   final Acks acks;
   final Backpressure backpressure = new Backpressure();
+
+  // confirmAcknowledgements: tokens not confirmed yet → the keep-alive whose Pong confirms each
+  private long nextConfirm = 1;
+  final TreeMap<Long, Long> confirms = new TreeMap<>();
 
   // keep-alives and silence
   private long nextKeepAlive = 1;
@@ -305,6 +310,41 @@ public final class ClientSession {
     if (watches.remove(watchId) != null && phase == Phase.READY) {
       send(ClientFrame.newBuilder().setUnwatch(Unwatch.newBuilder().setId(watchId)).build(), now);
     }
+  }
+
+  /**
+   * Asks the server to confirm that it applied every acknowledgement sent so far, and those due now
+   * (docs/protocol.md §3, {@code sync}): a keep-alive with {@code sync} carries them at once.
+   * Returns a token; {@link SessionEffect.AcknowledgementsConfirmed} comes with its {@code Pong}. A
+   * connection lost first: a new one is sent after the resume. The session lost first: {@link
+   * SessionLost} comes instead (the undelivered grants went back with it).
+   */
+  public long confirmAcknowledgements(long now) {
+    long token = nextConfirm++;
+    confirms.put(token, 0L);
+    if (phase == Phase.READY) {
+      sendConfirm(now);
+    }
+    return token;
+  }
+
+  /**
+   * Sends a keep-alive answered at once (no acknowledgements), so that a {@code Pong} comes soon: a
+   * driver whose thread blocks reading the socket wakes it so.
+   */
+  public void nudge(long now) {
+    if (phase == Phase.READY) {
+      sendKeepAlive(now, false, false);
+    }
+  }
+
+  /**
+   * The answer just reported with this {@code Response.id} is not to be acknowledged (its caller is
+   * gone as the client closes: undelivered, what it granted goes back with the session). Call it
+   * before any other input after the one that reported the answer.
+   */
+  public void leaveUnacknowledged(long responseId, long now) {
+    acks.withdraw(responseId);
   }
 
   /**
@@ -560,6 +600,18 @@ public final class ClientSession {
     return id;
   }
 
+  /** A keep-alive with {@code sync} and the acknowledgements due, for every token waiting. */
+  void sendConfirm(long now) {
+    long id = nextKeepAlive++;
+    List<Long> carried = acks.take(Acks.Carrier.keepAlive(id), true);
+    confirms.replaceAll((token, keepAlive) -> id);
+    send(
+        ClientFrame.newBuilder()
+            .setKeepAlive(KeepAlive.newBuilder().setId(id).addAllAcks(carried).setSync(true))
+            .build(),
+        now);
+  }
+
   private void submitInternal(Request request, long now) {
     long id = nextId++;
     Pending p = new Pending(request.toBuilder().setId(id).build(), false, true);
@@ -631,6 +683,7 @@ public final class ClientSession {
     abandoned.clear();
     backpressure.reset();
     wire.clear();
+    confirms.clear();
     sessionId = 0;
     secret = ByteString.EMPTY;
     out.add(new SessionLost(error));
@@ -643,6 +696,7 @@ public final class ClientSession {
     }
     phase = Phase.CLOSED;
     closing = false;
+    confirms.clear();
     out.add(new Closed());
   }
 }

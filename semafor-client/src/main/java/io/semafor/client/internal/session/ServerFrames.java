@@ -109,6 +109,9 @@ final class ServerFrames {
     if (!s.confirming.isEmpty()) { // answers read before the cut whose delivery is unconfirmed
       s.sendKeepAlive(now, false, true);
     }
+    if (!s.confirms.isEmpty()) { // confirmations asked for before the cut
+      s.sendConfirm(now);
+    }
   }
 
   private void refusedHello(Failure failure, long now) {
@@ -235,6 +238,13 @@ final class ServerFrames {
           s.out.add(
               new Completed(confirmed.requestId(), confirmed.request(), confirmed.response()));
         }
+      }
+    }
+    for (var it = s.confirms.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Long, Long> e = it.next();
+      if (e.getValue() == keepAliveId) {
+        it.remove();
+        s.out.add(new SessionEffect.AcknowledgementsConfirmed(e.getKey()));
       }
     }
     if (s.backpressure.heldBy() == keepAliveId) {

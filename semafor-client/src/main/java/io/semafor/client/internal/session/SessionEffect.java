@@ -68,6 +68,13 @@ public sealed interface SessionEffect {
    */
   record SessionLost(SessionError error) implements SessionEffect {}
 
+  /**
+   * The server applied every acknowledgement sent before {@link
+   * ClientSession#confirmAcknowledgements} returned {@code token}: what those answers granted is
+   * delivered.
+   */
+  record AcknowledgementsConfirmed(long token) implements SessionEffect {}
+
   /** The machine is closed: {@code close_session} was answered, or could not be sent. */
   record Closed() implements SessionEffect {}
 }

@@ -61,7 +61,10 @@ final class TracePlayer {
           "cancel",
           "watch",
           "unwatch",
-          "close");
+          "close",
+          "confirm_acknowledgements",
+          "nudge",
+          "leave_unacknowledged");
   private static final Set<String> STEP_FIELDS =
       Set.of(
           "at_ns",
@@ -225,6 +228,11 @@ final class TracePlayer {
       }
       case "unwatch" -> m.unwatch(arg.asLong(), now);
       case "close" -> m.close(now);
+      case "confirm_acknowledgements" -> {
+        return m.confirmAcknowledgements(now);
+      }
+      case "nudge" -> m.nudge(now);
+      case "leave_unacknowledged" -> m.leaveUnacknowledged(arg.asLong(), now);
       default -> throw new IllegalArgumentException(input);
     }
     return null;
@@ -300,6 +308,9 @@ final class TracePlayer {
     } else if (e instanceof SessionLost l) {
       kind = "session_lost";
       error(v, l.error());
+    } else if (e instanceof SessionEffect.AcknowledgementsConfirmed c) {
+      kind = "acknowledgements_confirmed";
+      v.put("token", c.token());
     } else if (e instanceof Closed) {
       kind = "closed";
     } else {
