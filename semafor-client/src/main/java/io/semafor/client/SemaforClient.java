@@ -6,7 +6,6 @@ import io.semafor.client.internal.Link;
 import io.semafor.client.internal.LinkConfig;
 import io.semafor.client.internal.LocalHost;
 import io.semafor.client.internal.Rpc;
-import io.semafor.protocol.v1.CloseSession;
 import io.semafor.protocol.v1.ListNames;
 import io.semafor.protocol.v1.NameList;
 import io.semafor.protocol.v1.Read;
@@ -52,7 +51,10 @@ public final class SemaforClient implements AutoCloseable {
   private final Rpc rpc;
   private final AtomicLong nextListId = new AtomicLong();
 
+  private final Duration answerTimeout;
+
   private SemaforClient(Link link, Duration answerTimeout) {
+    this.answerTimeout = answerTimeout;
     this.link = link;
     this.rpc = new Rpc(link, answerTimeout);
   }
@@ -406,14 +408,7 @@ public final class SemaforClient implements AutoCloseable {
       return;
     }
     rpc.giveBackWaiting();
-    link.ending();
-    try {
-      rpc.call(Request.newBuilder().setCloseSession(CloseSession.getDefaultInstance()));
-    } catch (SemaforException ignored) {
-      // the session is gone already, or the server is: either way nothing more to give back
-    } finally {
-      link.close();
-    }
+    link.close(answerTimeout);
   }
 
   /** Settings for a client; not thread-safe. */

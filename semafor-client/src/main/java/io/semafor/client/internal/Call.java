@@ -4,13 +4,12 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A request or read waiting for its answer: its encoded frame (sent again, same id, after a
- * reconnect), and the future the answer completes. A thread blocked on it records itself so the
- * thread that reads the answer can wake it.
+ * A request or read waiting for its answer, and the future the answer completes (the session
+ * machine sends it again after a reconnect). A thread blocked on it records itself so the thread
+ * that reads the answer can wake it.
  */
 public final class Call {
   final long id;
-  final byte[] frame;
   final boolean read;
   final boolean async;
   final long sentAt;
@@ -21,9 +20,8 @@ public final class Call {
 
   volatile @Nullable Thread waiter;
 
-  Call(long id, byte[] frame, boolean read, boolean async, @Nullable Claim claim) {
+  Call(long id, boolean read, boolean async, @Nullable Claim claim) {
     this.id = id;
-    this.frame = frame;
     this.read = read;
     this.async = async;
     this.claim = claim;

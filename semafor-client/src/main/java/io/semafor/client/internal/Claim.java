@@ -2,7 +2,6 @@ package io.semafor.client.internal;
 
 import io.semafor.protocol.v1.Response;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  * it back itself), {@code ABANDONED} (the client closed before the answer came: the answer is never
  * acknowledged, so the session's end gives its grant back) and {@code RECLAIMED} (the client closed
  * after the answer came but before the caller took it: the closer gives it back with {@link
- * #undo}). The acknowledgement of an answer is queued inside the transition to {@code ANSWERED}, so
- * a give-back sent after it carries the acknowledgement, or follows it, and never finds its grant
- * still in transit. Thread-safe: the reader, the caller and the closer meet here.
+ * #undo}). The session machine queues the acknowledgement of an answer as it reads it, before the
+ * transition to {@code ANSWERED}, so a give-back sent after it carries the acknowledgement, or
+ * follows it, and never finds its grant still in transit. Thread-safe: the reader, the caller and
+ * the closer meet here.
  */
 final class Claim {
   enum State {
@@ -40,11 +40,10 @@ final class Claim {
   }
 
   /**
-   * The answer with request id {@code id} was read: queues its acknowledgement with {@code
-   * acknowledge} unless the client closed first (then it is left unacknowledged, and goes back when
-   * the session ends). Returns whether it acknowledged.
+   * The answer was read. Returns false if the client closed first: then it is to be left
+   * unacknowledged, and goes back when the session ends.
    */
-  synchronized boolean answered(Response answer, long id, LongConsumer acknowledge) {
+  synchronized boolean answered(Response answer) {
     if (state == State.ABANDONED) {
       return false;
     }
@@ -52,7 +51,6 @@ final class Claim {
       state = State.ANSWERED;
       this.answer = answer;
     }
-    acknowledge.accept(id);
     return true;
   }
 

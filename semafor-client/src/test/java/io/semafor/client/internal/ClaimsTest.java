@@ -9,7 +9,6 @@ import io.semafor.protocol.v1.Granted;
 import io.semafor.protocol.v1.Response;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +22,6 @@ class ClaimsTest {
 
   private final Claims claims = new Claims();
   private final List<Response> givenBack = new ArrayList<>();
-  private final List<Long> acknowledged = new ArrayList<>();
-  private final LongConsumer acknowledge = acknowledged::add;
 
   private Claim open() {
     return claims.open(givenBack::add);
@@ -35,27 +32,25 @@ class ClaimsTest {
   }
 
   @Test
-  void anAnswerIsAcknowledgedAndTheCallerTakesIt() {
+  void anAnswerIsTheCallersWhenItTakesIt() {
     Claim claim = open();
 
-    assertThat(claim.answered(GRANT, 7, acknowledge)).isTrue();
+    assertThat(claim.answered(GRANT)).isTrue();
     assertThat(claim.take()).isTrue();
     runAll(claims.close());
 
-    assertThat(acknowledged).containsExactly(7L);
     assertThat(givenBack).as("the caller has it").isEmpty();
   }
 
   @Test
-  void closingBeforeTheAnswerComesLeavesItUnacknowledgedAndTheCallerWithout() {
+  void closingBeforeTheAnswerComesSaysToLeaveItUnacknowledgedAndTheCallerWithout() {
     Claim claim = open();
 
     runAll(claims.close());
 
-    assertThat(claim.answered(GRANT, 7, acknowledge))
+    assertThat(claim.answered(GRANT))
         .as("left unacknowledged: the session's end gives the grant back")
         .isFalse();
-    assertThat(acknowledged).isEmpty();
     assertThat(claim.take()).isFalse();
     assertThat(givenBack).isEmpty();
   }
@@ -63,11 +58,10 @@ class ClaimsTest {
   @Test
   void closingAfterTheAnswerCameButBeforeTheCallerTookItGivesItBack() {
     Claim claim = open();
-    claim.answered(GRANT, 7, acknowledge);
+    claim.answered(GRANT);
 
     runAll(claims.close());
 
-    assertThat(acknowledged).containsExactly(7L);
     assertThat(givenBack).containsExactly(GRANT);
     assertThat(claim.take()).as("the caller is told it has nothing").isFalse();
   }
@@ -75,7 +69,7 @@ class ClaimsTest {
   @Test
   void closingAfterTheCallerTookTheAnswerLeavesIt() {
     Claim claim = open();
-    claim.answered(GRANT, 7, acknowledge);
+    claim.answered(GRANT);
     claim.take();
 
     runAll(claims.close());
@@ -94,7 +88,7 @@ class ClaimsTest {
                 io.semafor.protocol.v1.Failure.newBuilder()
                     .setCode(io.semafor.protocol.v1.ErrorCode.DELETED))
             .build();
-    claim.answered(refused, 7, acknowledge);
+    claim.answered(refused);
 
     runAll(claims.close());
 
@@ -105,7 +99,7 @@ class ClaimsTest {
   @Test
   void aCallOverBeforeTheCloseIsNotTouchedByIt() {
     Claim claim = open();
-    claim.answered(GRANT, 7, acknowledge);
+    claim.answered(GRANT);
     claims.done(claim); // the caller gave up on it and gave it back itself
 
     runAll(claims.close());
