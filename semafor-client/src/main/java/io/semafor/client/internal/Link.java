@@ -66,6 +66,9 @@ public final class Link implements AutoCloseable {
   private final LinkConfig config;
   final ReentrantLock lock = new ReentrantLock();
 
+  /** Signalled after the effects of every input until the first session, and once closed. */
+  private final java.util.concurrent.locks.Condition changed = lock.newCondition();
+
   /** The session machine. Guarded by {@link #lock}. */
   private final ClientSession machine;
 
@@ -75,7 +78,8 @@ public final class Link implements AutoCloseable {
   private final Map<Long, Call> reads = new HashMap<>();
 
   /** Waiting for the server's confirmation of acknowledgements, by token. Guarded by lock. */
-  private final Map<Long, CompletableFuture<Void>> confirmations = new HashMap<>();
+  private final Map<Long, CompletableFuture<Void>> confirmations =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** What completes futures, wakes threads and runs listeners: run once the lock is released. */
   private final ThreadLocal<List<Runnable>> after = ThreadLocal.withInitial(ArrayList::new);
@@ -99,8 +103,20 @@ public final class Link implements AutoCloseable {
   volatile long lastFrame = System.nanoTime();
   private volatile boolean closed;
 
-  /** When the conductor wakes next (nanoTime): an earlier deadline wakes it now. */
-  private volatile long conductorWakesAt;
+  /** Whether the connection has its session: until then the reader thread reads the Welcome. */
+  private volatile boolean attached;
+
+  /** {@link #close(Duration)} began: the close's answer is read by the reader thread. */
+  private volatile boolean ending;
+
+  /** {@link #acksDueAt} when no acknowledgement waits. */
+  static final long NO_ACK = Long.MIN_VALUE;
+
+  /** When a keep-alive must carry the acknowledgements waiting; {@link #NO_ACK} if none. */
+  private volatile long acksDueAt = NO_ACK;
+
+  /** Whether the {@link AckTimer} has this link in its set. */
+  private volatile boolean ackTimerWatching;
 
   private long lastNudge;
 
@@ -196,9 +212,9 @@ public final class Link implements AutoCloseable {
 
   /** Waits for the first session; returns why there is none, or null once there is. */
   private @Nullable SemaforException awaitOpened(long deadline) {
-    while (true) {
-      lock.lock();
-      try {
+    lock.lock();
+    try {
+      while (true) {
         if (opened) {
           return null;
         }
@@ -216,13 +232,15 @@ public final class Link implements AutoCloseable {
           return new SemaforException(
               ErrorCode.UNAVAILABLE, "cannot reach " + config.addresses() + ": " + why, last);
         }
-      } finally {
-        lock.unlock();
+        try {
+          changed.awaitNanos(deadline - System.nanoTime());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return new SemaforException(ErrorCode.UNAVAILABLE, "interrupted while connecting", e);
+        }
       }
-      if (Thread.currentThread().isInterrupted()) {
-        return new SemaforException(ErrorCode.UNAVAILABLE, "interrupted while connecting");
-      }
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(5));
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -342,9 +360,12 @@ public final class Link implements AutoCloseable {
     return sessionsLost.get();
   }
 
-  /** Whether confirmations are awaited (the reader thread reads for their pongs). */
-  boolean confirming() {
-    return !confirmations.isEmpty();
+  /**
+   * Whether the server's answer is awaited by no caller (a Welcome, confirmations, the close): the
+   * reader thread reads for it.
+   */
+  boolean awaitingForNoCaller() {
+    return ending || !attached || !confirmations.isEmpty();
   }
 
   // ------------------------------------------------------------------ inputs from the I/O
@@ -415,9 +436,20 @@ public final class Link implements AutoCloseable {
         apply(e);
       }
     }
-    OptionalLong next = machine.nextDeadline();
-    if (next.isPresent() && next.getAsLong() - conductorWakesAt < 0) {
-      after.get().add(() -> LockSupport.unpark(conductor));
+    // acknowledgements are due 1 ms after an answer: the process's AckTimer looks then (waking
+    // the conductor for every answer would cost a wake-up each); every other deadline is far
+    // enough off for the conductor's slice
+    if (machine.acknowledgementsDue()) {
+      acksDueAt = machine.acknowledgementsDueAt();
+      if (!ackTimerWatching) {
+        ackTimerWatching = true;
+        AckTimer.watch(this);
+      }
+    } else {
+      acksDueAt = NO_ACK;
+    }
+    if (!opened || finished) {
+      changed.signalAll(); // open() and close(Duration) wait for these
     }
   }
 
@@ -522,6 +554,7 @@ public final class Link implements AutoCloseable {
     }
     boolean first = !opened;
     opened = true;
+    attached = true;
     lastFailure = null;
     sessionId = o.sessionId();
     sessionTtlNanos = o.ttlNanos();
@@ -631,6 +664,7 @@ public final class Link implements AutoCloseable {
         return;
       }
       anyConnected = true;
+      attached = false;
       wire = w;
       wireConn = conn;
       lastFrame = System.nanoTime();
@@ -659,10 +693,13 @@ public final class Link implements AutoCloseable {
         runEffects();
         OptionalLong next = machine.nextDeadline();
         wakeAt = now + SLICE_NANOS;
-        if (next.isPresent() && next.getAsLong() - wakeAt < 0) {
-          wakeAt = next.getAsLong();
+        boolean acks =
+            machine.acknowledgementsDue()
+                && next.isPresent()
+                && next.getAsLong() == machine.acknowledgementsDueAt();
+        if (next.isPresent() && next.getAsLong() - wakeAt < 0 && !acks) {
+          wakeAt = next.getAsLong(); // the AckTimer wakes it for acknowledgements
         }
-        conductorWakesAt = wakeAt;
       } finally {
         unlock();
       }
@@ -671,6 +708,25 @@ public final class Link implements AutoCloseable {
       if (sleep > 0) {
         LockSupport.parkNanos(this, sleep);
       }
+    }
+  }
+
+  /** For the AckTimer: when acknowledgements are due; {@link #NO_ACK} if none or closed. */
+  long acksDueAt() {
+    return closed ? NO_ACK : acksDueAt;
+  }
+
+  /** For the AckTimer: they are due; the conductor ticks now. Never blocks. */
+  void acksDueNow() {
+    LockSupport.unpark(conductor);
+  }
+
+  /** The AckTimer dropped this link: registers again if acknowledgements came due meanwhile. */
+  void ackTimerLeft() {
+    ackTimerWatching = false;
+    if (acksDueAt() != NO_ACK) {
+      ackTimerWatching = true;
+      AckTimer.watch(this);
     }
   }
 
@@ -692,6 +748,7 @@ public final class Link implements AutoCloseable {
       if (closed || finished) {
         return;
       }
+      ending = true;
       machine.close(System.nanoTime());
       runEffects();
     } finally {
@@ -699,16 +756,15 @@ public final class Link implements AutoCloseable {
     }
     reading.wake();
     long deadline = System.nanoTime() + answerTimeout.toNanos();
-    while (System.nanoTime() - deadline < 0) {
-      lock.lock();
-      try {
-        if (finished) {
-          break;
-        }
-      } finally {
-        lock.unlock();
+    lock.lock();
+    try {
+      while (!finished && System.nanoTime() - deadline < 0) {
+        changed.awaitNanos(deadline - System.nanoTime());
       }
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stop now: the session is left to its TTL
+    } finally {
+      lock.unlock();
     }
     stop();
   }

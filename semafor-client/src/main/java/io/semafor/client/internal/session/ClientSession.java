@@ -421,6 +421,19 @@ public final class ClientSession {
     }
   }
 
+  /**
+   * Whether acknowledgements wait for a frame to carry them; {@link #acknowledgementsDueAt()} is
+   * when a keep-alive must at the latest (a driver may watch this alone, cheaply, between ticks).
+   */
+  public boolean acknowledgementsDue() {
+    return acks.due();
+  }
+
+  /** When a keep-alive must carry the waiting acknowledgements, if {@link #acknowledgementsDue}. */
+  public long acknowledgementsDueAt() {
+    return acks.dueAt();
+  }
+
   /** The number of the connection the last {@link Dial} asked for. */
   public long conn() {
     return conn;
