@@ -66,7 +66,7 @@ public final class Link implements AutoCloseable {
   private final LinkConfig config;
   final ReentrantLock lock = new ReentrantLock();
 
-  /** Signalled after the effects of every input until the first session, and once closed. */
+  /** Signalled after the effects of every input while open() or close(Duration) waits. */
   private final java.util.concurrent.locks.Condition changed = lock.newCondition();
 
   /** The session machine. Guarded by {@link #lock}. */
@@ -448,8 +448,8 @@ public final class Link implements AutoCloseable {
     } else {
       acksDueAt = NO_ACK;
     }
-    if (!opened || finished) {
-      changed.signalAll(); // open() and close(Duration) wait for these
+    if (lock.hasWaiters(changed)) {
+      changed.signalAll(); // open() and close(Duration) wait for what the effects changed
     }
   }
 
