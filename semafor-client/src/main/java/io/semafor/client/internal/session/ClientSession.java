@@ -7,14 +7,11 @@ import io.semafor.client.internal.session.SessionEffect.Dial;
 import io.semafor.client.internal.session.SessionEffect.Failed;
 import io.semafor.client.internal.session.SessionEffect.Hangup;
 import io.semafor.client.internal.session.SessionEffect.ReadFailed;
-import io.semafor.client.internal.session.SessionEffect.Send;
 import io.semafor.client.internal.session.SessionEffect.SessionLost;
 import io.semafor.client.internal.session.SessionEffect.WatchEnded;
 import io.semafor.protocol.v1.Cancel;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.CloseSession;
-import io.semafor.protocol.v1.Hello;
-import io.semafor.protocol.v1.KeepAlive;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.ServerFrame;
@@ -55,7 +52,7 @@ public final class ClientSession {
   boolean want;
 
   long conn;
-  private long redialAt;
+  long redialAt;
   long helloSentAt;
   boolean unavailable;
   long unavailableSince;
@@ -85,26 +82,28 @@ public final class ClientSession {
   final Backpressure backpressure = new Backpressure();
 
   // confirmAcknowledgements: tokens not confirmed yet → the keep-alive whose Pong confirms each
-  private long nextConfirm = 1;
+  long nextConfirm = 1;
   final TreeMap<Long, Long> confirms = new TreeMap<>();
 
   // keep-alives and silence
-  private long nextKeepAlive = 1;
-  private long lastSent;
-  private long lastHeard;
+  long nextKeepAlive = 1;
+  long lastSent;
+  long lastHeard;
 
   /** The keep-alive probing a silent server (0: none) and when it went. */
   long probeId;
 
-  private long probeSentAt;
+  long probeSentAt;
 
   // reads and watches
-  private long nextRead = 1;
+  long nextRead = 1;
   TreeMap<Long, Pending.ReadCall> reads = new TreeMap<>();
-  private long nextWatch = 1;
+  long nextWatch = 1;
   final TreeMap<Long, WatchPosition> watches = new TreeMap<>();
 
   private final ServerFrames inbound = new ServerFrames(this);
+  final FramesOut frames = new FramesOut(this);
+  final SessionEndings endings = new SessionEndings(this);
 
   /** A machine for one client session over {@code config}'s addresses; nothing happens yet. */
   public ClientSession(SessionConfig config) {
@@ -141,7 +140,7 @@ public final class ClientSession {
     }
     phase = Phase.HELLO;
     lastHeard = now;
-    sendHello(now);
+    frames.sendHello(now);
   }
 
   /** Connection {@code conn} failed to open or broke. Ignored for a connection already given up. */
@@ -170,7 +169,7 @@ public final class ClientSession {
     }
     if (unavailable && phase != Phase.READY && !givenUp) {
       if (now - unavailableSince >= giveUpAfter()) {
-        giveUp();
+        endings.giveUp();
       }
     }
     if (phase == Phase.HELLO && now - helloSentAt >= config.answerDeadlineNanos()) {
@@ -187,13 +186,13 @@ public final class ClientSession {
       return;
     }
     if (acks.due() && now - acks.dueAt() >= 0) {
-      sendKeepAlive(now, false, true);
+      frames.sendKeepAlive(now, false, true);
     }
-    if (probeId == 0 && outstanding() && now - lastHeard >= config.probeAfterNanos()) {
-      sendKeepAlive(now, false, false);
+    if (probeId == 0 && frames.outstanding() && now - lastHeard >= config.probeAfterNanos()) {
+      frames.sendKeepAlive(now, false, false);
     }
     if (now - lastSent >= ttlNanos / 3) {
-      sendKeepAlive(now, false, true);
+      frames.sendKeepAlive(now, false, true);
     }
   }
 
@@ -238,7 +237,7 @@ public final class ClientSession {
     if (phase == Phase.IDLE) {
       dial(now);
     } else if (phase == Phase.READY && !backpressure.holding()) {
-      sendRequest(p, now);
+      frames.sendRequest(p, now);
     }
     return id;
   }
@@ -257,7 +256,7 @@ public final class ClientSession {
     if (phase == Phase.IDLE) {
       dial(now);
     } else if (phase == Phase.READY) {
-      sendRead(id, now);
+      frames.sendRead(id, now);
     }
     return id;
   }
@@ -276,7 +275,7 @@ public final class ClientSession {
       pending.remove(requestId); // never applied: nothing to withdraw
       return false;
     }
-    submitInternal(
+    frames.submitInternal(
         Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.request.getId())).build(),
         now);
     return true;
@@ -300,7 +299,7 @@ public final class ClientSession {
     if (phase == Phase.IDLE) {
       dial(now);
     } else if (phase == Phase.READY) {
-      send(ClientFrame.newBuilder().setWatch(position.start(id)).build(), now);
+      frames.send(ClientFrame.newBuilder().setWatch(position.start(id)).build(), now);
     }
     return id;
   }
@@ -308,7 +307,8 @@ public final class ClientSession {
   /** Ends a watch; no event of it comes after this. */
   public void unwatch(long watchId, long now) {
     if (watches.remove(watchId) != null && phase == Phase.READY) {
-      send(ClientFrame.newBuilder().setUnwatch(Unwatch.newBuilder().setId(watchId)).build(), now);
+      frames.send(
+          ClientFrame.newBuilder().setUnwatch(Unwatch.newBuilder().setId(watchId)).build(), now);
     }
   }
 
@@ -323,7 +323,7 @@ public final class ClientSession {
     long token = nextConfirm++;
     confirms.put(token, 0L);
     if (phase == Phase.READY) {
-      sendConfirm(now);
+      frames.sendConfirm(now);
     }
     return token;
   }
@@ -334,7 +334,7 @@ public final class ClientSession {
    */
   public void nudge(long now) {
     if (phase == Phase.READY) {
-      sendKeepAlive(now, false, false);
+      frames.sendKeepAlive(now, false, false);
     }
   }
 
@@ -357,17 +357,17 @@ public final class ClientSession {
       return;
     }
     SessionError why = SessionError.of(ErrorCode.UNAVAILABLE, "the client was closed", false);
-    failEverything(why);
+    endings.failEverything(why);
     for (long id : watches.keySet()) {
       out.add(new WatchEnded(id, why));
     }
     watches.clear();
     if (phase == Phase.READY && sessionId != 0) {
       closing = true;
-      submitInternal(
+      frames.submitInternal(
           Request.newBuilder().setCloseSession(CloseSession.getDefaultInstance()).build(), now);
     } else {
-      finishClose();
+      endings.finishClose();
     }
   }
 
@@ -397,28 +397,11 @@ public final class ClientSession {
       due.add(lastSent + ttlNanos / 3);
       if (probeId != 0) {
         due.add(probeSentAt + config.answerDeadlineNanos());
-      } else if (outstanding()) {
+      } else if (frames.outstanding()) {
         due.add(lastHeard + config.probeAfterNanos());
       }
     }
     return due.result();
-  }
-
-  /** The earliest of some monotonic times (compared by difference, as nanoTime must be). */
-  private static final class DeadlineMin {
-    private boolean any;
-    private long min;
-
-    void add(long t) {
-      if (!any || t - min < 0) {
-        min = t;
-        any = true;
-      }
-    }
-
-    OptionalLong result() {
-      return any ? OptionalLong.of(min) : OptionalLong.empty();
-    }
   }
 
   /**
@@ -472,23 +455,6 @@ public final class ClientSession {
     out.add(new Dial(conn, addresses.next(now)));
   }
 
-  void sendHello(long now) {
-    SessionConfig c = config;
-    Hello hello =
-        Hello.newBuilder()
-            .setProtocolVersion(1)
-            .setSessionId(sessionId)
-            .setSessionTtlNs(c.sessionTtlNanos())
-            .setClientName(c.clientName())
-            .setClientHost(c.clientHost())
-            .setClientPid(c.clientPid())
-            .setToken(c.token())
-            .setSessionSecret(secret)
-            .build();
-    helloSentAt = now;
-    send(ClientFrame.newBuilder().setHello(hello).build(), now);
-  }
-
   void hangup(long now, String reason) {
     out.add(new Hangup(conn, reason));
     lostConnection(now);
@@ -501,7 +467,7 @@ public final class ClientSession {
     probeId = 0;
     backpressure.release(); // settled at the resume
     if (closing) { // the session is left to its TTL
-      finishClose();
+      endings.finishClose();
       return;
     }
     if (!unavailable) {
@@ -526,190 +492,9 @@ public final class ClientSession {
         : ttlNanos + 5 * SessionConfig.SECOND;
   }
 
-  /** No server for the give-up time: pending calls fail UNAVAILABLE; dialing goes on. */
-  private void giveUp() {
-    givenUp = true;
-    TreeMap<Long, Pending> all = new TreeMap<>(pending);
-    pending.clear();
-    for (Map.Entry<Long, Pending> e : all.entrySet()) {
-      long id = e.getKey();
-      Pending p = e.getValue();
-      if (p.internal) {
-        continue;
-      }
-      if (p.attempts > 0) {
-        abandoned.put(id, p.request);
-      }
-      out.add(
-          new Failed(
-              id,
-              p.request,
-              SessionError.of(
-                  ErrorCode.UNAVAILABLE,
-                  p.attempts > 0
-                      ? "no server answered; outcome unknown"
-                      : "no server answered; not sent",
-                  p.attempts == 0)));
-    }
-    for (long id : reads.keySet()) {
-      out.add(
-          new ReadFailed(id, SessionError.of(ErrorCode.UNAVAILABLE, "no server answered", true)));
-    }
-    reads.clear();
-  }
-
-  // ------------------------------------------------------------------ frames out
-
-  void send(ClientFrame frame, long now) {
-    lastSent = now;
-    out.add(new Send(frame));
-  }
-
-  /**
-   * Sends every request not on this connection yet, in id order: after a resume the unanswered ones
-   * go again under their ids before anything new.
-   */
-  void flush(long now) {
-    if (phase != Phase.READY || backpressure.holding()) {
-      return;
-    }
-    for (Pending p : pending.values()) {
-      if (!p.sent) {
-        sendRequest(p, now);
-      }
-    }
-  }
-
-  private void sendRequest(Pending p, long now) {
-    List<Long> carried = acks.take(Acks.Carrier.request(p.request.getId()), false);
-    Request request = p.request.toBuilder().addAllAcks(carried).build();
-    p.sent = true;
-    p.attempts++;
-    send(ClientFrame.newBuilder().setRequest(request).build(), now);
-  }
-
-  void sendRead(long id, long now) {
-    Pending.ReadCall r = reads.get(id);
-    r.sent = true;
-    send(ClientFrame.newBuilder().setRead(r.read).build(), now);
-  }
-
-  /**
-   * A keep-alive with an id. With acks, its pong confirms them; without, it is answered at once and
-   * serves as the probe of a silent server. Returns its id.
-   */
-  long sendKeepAlive(long now, boolean forceAcks, boolean withAcks) {
-    long id = nextKeepAlive++;
-    List<Long> carried = withAcks ? acks.take(Acks.Carrier.keepAlive(id), forceAcks) : List.of();
-    if (carried.isEmpty() && probeId == 0) {
-      probeId = id;
-      probeSentAt = now;
-    }
-    send(
-        ClientFrame.newBuilder()
-            .setKeepAlive(KeepAlive.newBuilder().setId(id).addAllAcks(carried))
-            .build(),
-        now);
-    return id;
-  }
-
-  /** A keep-alive with {@code sync} and the acknowledgements due, for every token waiting. */
-  void sendConfirm(long now) {
-    long id = nextKeepAlive++;
-    List<Long> carried = acks.take(Acks.Carrier.keepAlive(id), true);
-    confirms.replaceAll((token, keepAlive) -> id);
-    send(
-        ClientFrame.newBuilder()
-            .setKeepAlive(KeepAlive.newBuilder().setId(id).addAllAcks(carried).setSync(true))
-            .build(),
-        now);
-  }
-
-  private void submitInternal(Request request, long now) {
-    long id = nextId++;
-    Pending p = new Pending(request.toBuilder().setId(id).build(), false, true);
-    pending.put(id, p);
-    if (phase == Phase.READY && !backpressure.holding()) {
-      sendRequest(p, now);
-    }
-  }
-
-  private boolean outstanding() {
-    for (Pending p : pending.values()) {
-      if (p.sent) {
-        return true;
-      }
-    }
-    for (Pending.ReadCall r : reads.values()) {
-      if (r.sent) {
-        return true;
-      }
-    }
-    return acks.awaitingPong();
-  }
-
   /** A connection is up and a session attached: the unavailable time and the give-up end. */
   void available() {
     unavailable = false;
     givenUp = false;
-  }
-
-  // ------------------------------------------------------------------ endings
-
-  void failEverything(SessionError error) {
-    for (Map.Entry<Long, Pending> e : pending.entrySet()) {
-      Pending p = e.getValue();
-      if (!p.internal) {
-        boolean known = error.outcomeKnown() || p.attempts == 0;
-        out.add(
-            new Failed(
-                e.getKey(),
-                p.request,
-                new SessionError(error.code(), error.message(), known, error.leader())));
-      }
-    }
-    List<Pending.Confirming> unconfirmed = new ArrayList<>(confirming.values());
-    unconfirmed.sort((a, b) -> Long.compare(a.requestId(), b.requestId()));
-    for (Pending.Confirming c : unconfirmed) {
-      out.add(
-          new Failed(
-              c.requestId(),
-              c.request(),
-              SessionError.of(
-                  error.code(), error.message() + " (its delivery was not confirmed)", false)));
-    }
-    for (long id : reads.keySet()) {
-      out.add(new ReadFailed(id, error));
-    }
-    pending.clear();
-    confirming.clear();
-    reads.clear();
-  }
-
-  /** SESSION_EXPIRED: everything pending fails at once; a new session opens on the next use. */
-  void loseSession(SessionError error) {
-    TreeMap<Long, Pending.ReadCall> kept = reads;
-    reads = new TreeMap<>(); // reads need no session: they survive it
-    failEverything(error);
-    reads = kept;
-    acks.clear();
-    abandoned.clear();
-    backpressure.reset();
-    wire.clear();
-    confirms.clear();
-    sessionId = 0;
-    secret = ByteString.EMPTY;
-    out.add(new SessionLost(error));
-    want = !reads.isEmpty() || !watches.isEmpty();
-  }
-
-  void finishClose() {
-    if (phase == Phase.DIALING || phase == Phase.HELLO || phase == Phase.READY) {
-      out.add(new Hangup(conn, "closed"));
-    }
-    phase = Phase.CLOSED;
-    closing = false;
-    confirms.clear();
-    out.add(new Closed());
   }
 }

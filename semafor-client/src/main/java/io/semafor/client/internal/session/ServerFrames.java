@@ -75,7 +75,7 @@ final class ServerFrames {
       return;
     }
     if (s.sessionId != 0 && !w.getResumed()) { // not what was asked: the old session is gone
-      s.loseSession(
+      s.endings.loseSession(
           SessionError.of(ErrorCode.SESSION_EXPIRED, "the session was not resumed", false));
       s.want = true;
     }
@@ -97,20 +97,20 @@ final class ServerFrames {
     s.available();
     s.addresses.succeeded(now);
     s.out.add(new Opened(s.sessionId, resumed, s.ttlNanos, w.getPrincipal(), s.epoch));
-    s.flush(now);
+    s.frames.flush(now);
     for (Map.Entry<Long, Pending.ReadCall> e : s.reads.entrySet()) {
       if (!e.getValue().sent) {
-        s.sendRead(e.getKey(), now);
+        s.frames.sendRead(e.getKey(), now);
       }
     }
     for (Map.Entry<Long, WatchPosition> e : s.watches.entrySet()) {
-      s.send(ClientFrame.newBuilder().setWatch(e.getValue().start(e.getKey())).build(), now);
+      s.frames.send(ClientFrame.newBuilder().setWatch(e.getValue().start(e.getKey())).build(), now);
     }
     if (!s.confirming.isEmpty()) { // answers read before the cut whose delivery is unconfirmed
-      s.sendKeepAlive(now, false, true);
+      s.frames.sendKeepAlive(now, false, true);
     }
     if (!s.confirms.isEmpty()) { // confirmations asked for before the cut
-      s.sendConfirm(now);
+      s.frames.sendConfirm(now);
     }
   }
 
@@ -122,9 +122,9 @@ final class ServerFrames {
         s.hangup(now, "not the leader");
       }
       case SESSION_EXPIRED -> {
-        s.loseSession(SessionError.of(code, failure.getMessage(), false));
+        s.endings.loseSession(SessionError.of(code, failure.getMessage(), false));
         if (s.want) {
-          s.sendHello(now); // a new session, on this connection
+          s.frames.sendHello(now); // a new session, on this connection
         } else {
           s.out.add(new Hangup(s.conn, "session lost, nothing to do"));
           s.phase = Phase.IDLE;
@@ -134,7 +134,7 @@ final class ServerFrames {
       default -> { // credentials, an argument, the server's session limit: retrying does not help
         SessionError error =
             new SessionError(code, failure.getMessage(), true, failure.getLeader());
-        s.failEverything(error);
+        s.endings.failEverything(error);
         s.out.add(new HelloRefused(error));
         s.out.add(new Hangup(s.conn, failure.getMessage()));
         s.want = !s.watches.isEmpty();
@@ -174,7 +174,7 @@ final class ServerFrames {
         }
         s.backpressure.refused(wireId, inFlight);
         if (!s.backpressure.holding()) {
-          s.backpressure.holdUntilPongOf(s.sendKeepAlive(now, true, true));
+          s.backpressure.holdUntilPongOf(s.frames.sendKeepAlive(now, true, true));
         }
         return;
       }
@@ -190,7 +190,7 @@ final class ServerFrames {
         long newId = s.nextId++;
         p.request = p.request.toBuilder().setId(newId).build();
         s.wire.put(newId, id);
-        s.flush(now);
+        s.frames.flush(now);
         return;
       }
       if (failure.getCodeValue() == ErrorCode.NOT_LEADER.number()) {
@@ -214,13 +214,13 @@ final class ServerFrames {
     s.pending.remove(id);
     if (p.internal) {
       if (r.hasSessionClosed() && s.closing) {
-        s.finishClose();
+        s.endings.finishClose();
       }
       return;
     }
     if (p.confirm && failure == null) {
       s.confirming.put(wireId, new Pending.Confirming(id, p.request, r));
-      s.sendKeepAlive(now, false, true); // its pong confirms the delivery
+      s.frames.sendKeepAlive(now, false, true); // its pong confirms the delivery
       return;
     }
     s.out.add(new Completed(id, p.request, r));
@@ -249,7 +249,7 @@ final class ServerFrames {
     }
     if (s.backpressure.heldBy() == keepAliveId) {
       settleRefusals();
-      s.flush(now);
+      s.frames.flush(now);
     }
   }
 
@@ -306,7 +306,7 @@ final class ServerFrames {
     ErrorCode code = ErrorCode.ofNumber(f.getCodeValue(), ErrorCode.UNAVAILABLE);
     if (code == ErrorCode.SESSION_EXPIRED) {
       s.out.add(new Hangup(s.conn, f.getMessage()));
-      s.loseSession(SessionError.of(code, f.getMessage(), false));
+      s.endings.loseSession(SessionError.of(code, f.getMessage(), false));
       s.lostConnection(now);
       return;
     }
@@ -314,7 +314,7 @@ final class ServerFrames {
       s.addresses.follow(f.getLeader());
     } else if (code == ErrorCode.UNAUTHENTICATED) {
       // revoked: pending calls fail, reconnecting goes on
-      s.failEverything(SessionError.of(code, f.getMessage(), false));
+      s.endings.failEverything(SessionError.of(code, f.getMessage(), false));
     }
     s.hangup(now, f.getMessage().isEmpty() ? code.name() : f.getMessage());
   }
