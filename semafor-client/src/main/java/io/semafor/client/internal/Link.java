@@ -3,13 +3,9 @@ package io.semafor.client.internal;
 import io.semafor.ErrorCode;
 import io.semafor.client.SemaforException;
 import io.semafor.client.internal.session.ClientSession;
-import io.semafor.client.internal.session.SessionConfig;
 import io.semafor.client.internal.session.SessionEffect;
-import io.semafor.client.internal.session.SessionError;
-import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
-import io.semafor.protocol.v1.ServerFrame;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -52,10 +48,10 @@ public final class Link implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Link.class);
 
   /** The conductor's longest sleep: how often it looks for a reader to nudge. */
-  private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   /** How often a reading caller past its deadline or interrupted is nudged (a keep-alive). */
-  private static final long NUDGE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  static final long NUDGE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   /**
    * How long connecting to one address (TCP, then TLS) may take before the next is tried: a frozen
@@ -63,73 +59,74 @@ public final class Link implements AutoCloseable {
    */
   static final Duration DIAL_DEADLINE = Duration.ofSeconds(2);
 
-  private final LinkConfig config;
+  final LinkConfig config;
   final ReentrantLock lock = new ReentrantLock();
 
   /** Signalled after the effects of every input while open() or close(Duration) waits. */
-  private final java.util.concurrent.locks.Condition changed = lock.newCondition();
+  final java.util.concurrent.locks.Condition changed = lock.newCondition();
 
   /** The session machine. Guarded by {@link #lock}. */
-  private final ClientSession machine;
+  final ClientSession machine;
 
   /** Calls waiting for their answers, by request id / read id. Guarded by {@link #lock}. */
-  private final Map<Long, Call> requests = new HashMap<>();
+  final Map<Long, Call> requests = new HashMap<>();
 
-  private final Map<Long, Call> reads = new HashMap<>();
+  final Map<Long, Call> reads = new HashMap<>();
 
   /** Waiting for the server's confirmation of acknowledgements, by token. Guarded by lock. */
-  private final Map<Long, CompletableFuture<Void>> confirmations =
+  final Map<Long, CompletableFuture<Void>> confirmations =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /** What completes futures, wakes threads and runs listeners: run once the lock is released. */
-  private final ThreadLocal<List<Runnable>> after = ThreadLocal.withInitial(ArrayList::new);
+  final ThreadLocal<List<Runnable>> after = ThreadLocal.withInitial(ArrayList::new);
 
-  private final Map<String, InetSocketAddress> addresses = new HashMap<>();
-  private final CopyOnWriteArrayList<Runnable> sessionLostListeners = new CopyOnWriteArrayList<>();
+  final Map<String, InetSocketAddress> addresses = new HashMap<>();
+  final CopyOnWriteArrayList<Runnable> sessionLostListeners = new CopyOnWriteArrayList<>();
   final LinkReading reading = new LinkReading(this);
-  private final Thread conductor;
+  final LinkEffects effects = new LinkEffects(this);
+  final Thread conductor;
 
   /** The connection (set under the lock) and its number in the machine's count. */
   volatile @Nullable Wire wire;
 
   volatile long wireConn;
-  private volatile long sessionId;
-  private volatile long sessionTtlNanos;
+  volatile long sessionId;
+  volatile long sessionTtlNanos;
 
   /** How many sessions this link has lost: see {@link #acknowledged(long)}. */
-  private final java.util.concurrent.atomic.AtomicLong sessionsLost =
+  final java.util.concurrent.atomic.AtomicLong sessionsLost =
       new java.util.concurrent.atomic.AtomicLong();
 
   volatile long lastFrame = System.nanoTime();
-  private volatile boolean closed;
+  volatile boolean closed;
 
   /** Whether the connection has its session: until then the reader thread reads the Welcome. */
-  private volatile boolean attached;
+  volatile boolean attached;
 
   /** {@link #close(Duration)} began: the close's answer is read by the reader thread. */
-  private volatile boolean ending;
+  volatile boolean ending;
 
   /** {@link #acksDueAt} when no acknowledgement waits. */
   static final long NO_ACK = Long.MIN_VALUE;
 
   /** When a keep-alive must carry the acknowledgements waiting; {@link #NO_ACK} if none. */
-  private volatile long acksDueAt = NO_ACK;
+  volatile long acksDueAt = NO_ACK;
 
   /** Whether the {@link AckTimer} has this link in its set. */
-  private volatile boolean ackTimerWatching;
+  volatile boolean ackTimerWatching;
 
-  private long lastNudge;
+  long lastNudge;
 
   // what open() waits for, and why a first connection failed. Guarded by lock
-  private boolean opened;
-  private @Nullable SemaforException refusal;
-  private @Nullable Exception lastFailure;
-  private boolean anyConnected;
-  private int dialsFailed;
-  private boolean finished;
+  boolean opened;
+  @Nullable SemaforException refusal;
+  @Nullable Exception lastFailure;
+  boolean anyConnected;
+  int dialsFailed;
+  boolean finished;
 
   /** Runs connection attempts, one thread each; a thread ends 10 s after its last attempt. */
-  private final ExecutorService dialing =
+  final ExecutorService dialing =
       new ThreadPoolExecutor(
           0,
           Integer.MAX_VALUE,
@@ -144,33 +141,12 @@ public final class Link implements AutoCloseable {
 
   private Link(LinkConfig config) {
     this.config = config;
-    List<String> texts = new ArrayList<>();
     for (InetSocketAddress a : config.addresses()) {
-      String text = a.getHostString() + ":" + a.getPort();
-      texts.add(text);
-      addresses.put(text, a);
+      addresses.put(LinkConfig.text(a), a);
     }
-    long giveUp = config.giveUpAfter().toNanos();
-    SessionConfig d = SessionConfig.defaults(texts.isEmpty() ? List.of("-") : texts);
-    this.machine =
-        new ClientSession(
-            new SessionConfig(
-                d.addresses(),
-                config.sessionTtl().toNanos(),
-                config.clientName(),
-                config.clientHost(),
-                config.clientPid(),
-                config.token(),
-                d.ackDelayNanos(),
-                d.probeAfterNanos(),
-                d.answerDeadlineNanos(),
-                d.backoffMinNanos(),
-                d.backoffMaxNanos(),
-                giveUp,
-                d.avoidSilentNanos(),
-                d.stableAfterNanos()));
+    this.machine = new ClientSession(config.sessionConfig());
     this.sessionTtlNanos = config.sessionTtl().toNanos();
-    this.conductor = new Thread(this::conduct, "semafor-client-io");
+    this.conductor = new Thread(new LinkConductor(this), "semafor-client-io");
     conductor.setDaemon(true);
   }
 
@@ -202,46 +178,12 @@ public final class Link implements AutoCloseable {
     } finally {
       link.unlock();
     }
-    SemaforException failure = link.awaitOpened(deadline);
+    SemaforException failure = link.effects.awaitOpened(deadline);
     if (failure != null) {
       link.stop();
       throw failure;
     }
     return link;
-  }
-
-  /** Waits for the first session; returns why there is none, or null once there is. */
-  private @Nullable SemaforException awaitOpened(long deadline) {
-    lock.lock();
-    try {
-      while (true) {
-        if (opened) {
-          return null;
-        }
-        if (refusal != null) {
-          return refusal;
-        }
-        Exception last = lastFailure;
-        boolean noneAnswered = !anyConnected && dialsFailed >= config.addresses().size();
-        if (noneAnswered || System.nanoTime() - deadline >= 0 || closed) {
-          if (last instanceof NotLeader) { // members answered, but no leader was found in time
-            return new SemaforException(
-                ErrorCode.NOT_LEADER, String.valueOf(last.getMessage()), last);
-          }
-          String why = last == null ? "no answer in time" : String.valueOf(last.getMessage());
-          return new SemaforException(
-              ErrorCode.UNAVAILABLE, "cannot reach " + config.addresses() + ": " + why, last);
-        }
-        try {
-          changed.awaitNanos(deadline - System.nanoTime());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return new SemaforException(ErrorCode.UNAVAILABLE, "interrupted while connecting", e);
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
   }
 
   /** When a frame last came from a server ({@link System#nanoTime()}). */
@@ -368,72 +310,17 @@ public final class Link implements AutoCloseable {
     return ending || !attached || !confirmations.isEmpty();
   }
 
-  // ------------------------------------------------------------------ inputs from the I/O
-
-  /** A frame read from connection {@code conn}. */
-  void received(ServerFrame frame, long conn) {
-    long now = System.nanoTime();
-    lastFrame = now;
-    lock.lock();
-    try {
-      if (frame.hasWelcome() && frame.getWelcome().hasFailure()) {
-        noteRefusedHello(frame.getWelcome().getFailure());
-      }
-      machine.received(frame, now, conn);
-      runEffects();
-    } finally {
-      unlock();
-    }
-  }
-
-  /** Connection {@code w} failed while being read or written. */
-  void broken(Wire w, IOException cause) {
-    lock.lock();
-    try {
-      brokenLocked(w, cause);
-    } finally {
-      unlock();
-    }
-  }
-
-  private void brokenLocked(Wire w, IOException cause) {
-    if (wire != w) {
-      return;
-    }
-    wire = null;
-    w.close();
-    if (!opened) {
-      lastFailure = cause;
-    }
-    if (!closed) {
-      log.info("lost the connection to {} ({}); reconnecting", w.address(), cause.getMessage());
-    }
-    machine.disconnected(System.nanoTime(), wireConn);
-    runEffects();
-  }
-
-  private void noteRefusedHello(io.semafor.protocol.v1.Failure f) {
-    if (opened) {
-      return;
-    }
-    if (f.getCode() == io.semafor.protocol.v1.ErrorCode.NOT_LEADER) {
-      lastFailure = new NotLeader(f.getMessage(), f.getLeader());
-    } else {
-      lastFailure = new IOException("refused: " + f.getMessage());
-    }
-  }
-
   // ------------------------------------------------------------------ effects
 
   /** Runs the machine's effects until it has none left. Lock held. */
-  private void runEffects() {
+  void runEffects() {
     for (int round = 0; round < 10_000; round++) {
-      List<SessionEffect> effects = machine.take();
-      if (effects.isEmpty()) {
+      List<SessionEffect> taken = machine.take();
+      if (taken.isEmpty()) {
         break;
       }
-      for (SessionEffect e : effects) {
-        apply(e);
+      for (SessionEffect e : taken) {
+        effects.apply(e);
       }
     }
     // acknowledgements are due 1 ms after an answer: the process's AckTimer looks then (waking
@@ -454,7 +341,7 @@ public final class Link implements AutoCloseable {
   }
 
   /** Releases the lock, then runs what the effects left to do outside it. */
-  private void unlock() {
+  void unlock() {
     lock.unlock();
     if (lock.isHeldByCurrentThread()) {
       return; // re-entered: the outermost unlock runs them
@@ -474,242 +361,7 @@ public final class Link implements AutoCloseable {
     }
   }
 
-  private void apply(SessionEffect e) {
-    if (e instanceof SessionEffect.Send s) {
-      Wire w = wire;
-      if (w != null) {
-        try {
-          w.write(Frames.encode(s.frame()));
-        } catch (IOException failed) {
-          brokenLocked(w, failed);
-        }
-      }
-    } else if (e instanceof SessionEffect.Completed c) {
-      completed(c);
-    } else if (e instanceof SessionEffect.Failed f) {
-      Call call = requests.remove(f.requestId());
-      if (call != null) {
-        SemaforException failure = exception(f.error());
-        after.get().add(() -> reading.fail(call, failure));
-      }
-    } else if (e instanceof SessionEffect.ReadCompleted r) {
-      Call call = reads.remove(r.readId());
-      if (call != null) {
-        after.get().add(() -> reading.finish(call, r.response()));
-      }
-    } else if (e instanceof SessionEffect.ReadFailed r) {
-      Call call = reads.remove(r.readId());
-      if (call != null) {
-        SemaforException failure = exception(r.error());
-        after.get().add(() -> reading.fail(call, failure));
-      }
-    } else if (e instanceof SessionEffect.Dial d) {
-      dial(d);
-    } else if (e instanceof SessionEffect.Hangup h) {
-      Wire w = wire;
-      if (w != null && h.conn() == wireConn) {
-        wire = null;
-        w.close();
-        if (!closed && !h.reason().equals("closed")) {
-          log.info("left {}: {}", w.address(), h.reason());
-        }
-      }
-    } else if (e instanceof SessionEffect.Opened o) {
-      opened(o);
-    } else if (e instanceof SessionEffect.HelloRefused r) {
-      if (!opened) {
-        refusal = exception(r.error());
-      }
-      log.warn("the server refused the session: {} {}", r.error().code(), r.error().message());
-    } else if (e instanceof SessionEffect.SessionLost l) {
-      sessionLost(l);
-    } else if (e instanceof SessionEffect.AcknowledgementsConfirmed c) {
-      CompletableFuture<Void> f = confirmations.remove(c.token());
-      if (f != null) {
-        after.get().add(() -> f.complete(null));
-      }
-    } else if (e instanceof SessionEffect.Closed) {
-      finished = true;
-    }
-    // watch events: a Java client's watches have connections of their own (SemaphoreWatch)
-  }
-
-  private void completed(SessionEffect.Completed c) {
-    Call call = requests.remove(c.requestId());
-    if (call == null) {
-      return;
-    }
-    if (call.claim != null && !call.claim.answered(c.response())) {
-      // the client closed before this answer came: left unacknowledged, its grant goes back
-      // with the session
-      machine.leaveUnacknowledged(c.response().getId(), System.nanoTime());
-    }
-    after.get().add(() -> reading.finish(call, c.response()));
-  }
-
-  private void opened(SessionEffect.Opened o) {
-    Wire w = wire;
-    if (w != null) {
-      w.connected(); // the handshake is done: its watchdog stands down
-    }
-    boolean first = !opened;
-    opened = true;
-    attached = true;
-    lastFailure = null;
-    sessionId = o.sessionId();
-    sessionTtlNanos = o.ttlNanos();
-    if (!first) {
-      log.info(
-          "{} {} (session {})",
-          o.resumed() ? "resumed at" : "opened a new session at",
-          w != null ? w.address() : machine.address(),
-          o.sessionId());
-    }
-    after.get().add(reading::connectionChanged);
-  }
-
-  private void sessionLost(SessionEffect.SessionLost l) {
-    long old = sessionId;
-    sessionsLost.incrementAndGet(); // before the waiters fail: one added meanwhile sees it moved
-    sessionId = 0;
-    log.warn("session {} has ended ({}); opening a new session", old, l.error().message());
-    SemaforException e =
-        new SemaforException(
-            ErrorCode.SESSION_EXPIRED,
-            "session "
-                + old
-                + " ended: the server heard nothing from this client for its TTL; what it held"
-                + " went back");
-    List<CompletableFuture<Void>> waiting = new ArrayList<>(confirmations.values());
-    confirmations.clear();
-    after
-        .get()
-        .add(
-            () -> {
-              waiting.forEach(f -> f.completeExceptionally(e));
-              for (Runnable listener : sessionLostListeners) {
-                try {
-                  listener.run();
-                } catch (RuntimeException failed) {
-                  log.warn("a session-lost listener failed", failed);
-                }
-              }
-            });
-  }
-
-  private static SemaforException exception(SessionError error) {
-    String message = error.message();
-    if (!error.outcomeKnown() && !message.contains("outcome")) {
-      message += "; the outcome is unknown";
-    }
-    return new SemaforException(error.code(), message);
-  }
-
-  // ------------------------------------------------------------------ connecting
-
-  /** Dials {@code d}'s address on the dial pool; the machine hears how it went. Lock held. */
-  private void dial(SessionEffect.Dial d) {
-    Wire old = wire;
-    if (old != null) {
-      wire = null;
-      old.close();
-    }
-    InetSocketAddress address = addressOf(d.address());
-    if (address == null) {
-      machine.disconnected(System.nanoTime(), d.conn());
-      return;
-    }
-    Duration timeout =
-        config.connectTimeout().compareTo(DIAL_DEADLINE) < 0
-            ? config.connectTimeout()
-            : DIAL_DEADLINE;
-    try {
-      dialing.execute(() -> connect(d.conn(), address, timeout));
-    } catch (java.util.concurrent.RejectedExecutionException stopped) {
-      // the link is stopping
-    }
-  }
-
-  private @Nullable InetSocketAddress addressOf(String text) {
-    InetSocketAddress known = addresses.get(text);
-    return known != null ? known : new NotLeader("", text).leaderAddress();
-  }
-
-  private void connect(long conn, InetSocketAddress address, Duration timeout) {
-    Wire w;
-    try {
-      // the watchdog closes the socket if no Welcome came by then (Opened calls connected())
-      w =
-          Wire.connect(
-              address, timeout.plus(Duration.ofSeconds(1)), config.tls(), config.verifyHostname());
-    } catch (IOException | RuntimeException e) {
-      lock.lock();
-      try {
-        dialsFailed++;
-        if (!opened) {
-          lastFailure = e;
-        }
-        log.debug("cannot connect to {}: {}", address, e.getMessage());
-        machine.disconnected(System.nanoTime(), conn);
-        runEffects();
-      } finally {
-        unlock();
-      }
-      return;
-    }
-    lock.lock();
-    try {
-      if (closed || machine.conn() != conn) {
-        w.close();
-        return;
-      }
-      anyConnected = true;
-      attached = false;
-      wire = w;
-      wireConn = conn;
-      lastFrame = System.nanoTime();
-      machine.connected(System.nanoTime(), conn);
-      runEffects();
-    } finally {
-      unlock();
-    }
-    reading.connectionChanged();
-  }
-
   // ------------------------------------------------------------------ the conductor
-
-  /** Ticks the machine at its deadlines and nudges a reading caller that must look up. */
-  private void conduct() {
-    while (!closed) {
-      long now = System.nanoTime();
-      long wakeAt;
-      lock.lock();
-      try {
-        machine.tick(now);
-        if (reading.wantsNudge(now) && now - lastNudge >= NUDGE_EVERY_NANOS) {
-          lastNudge = now;
-          machine.nudge(now);
-        }
-        runEffects();
-        OptionalLong next = machine.nextDeadline();
-        wakeAt = now + SLICE_NANOS;
-        boolean acks =
-            machine.acknowledgementsDue()
-                && next.isPresent()
-                && next.getAsLong() == machine.acknowledgementsDueAt();
-        if (next.isPresent() && next.getAsLong() - wakeAt < 0 && !acks) {
-          wakeAt = next.getAsLong(); // the AckTimer wakes it for acknowledgements
-        }
-      } finally {
-        unlock();
-      }
-      reading.wakeIfWanted(now);
-      long sleep = wakeAt - System.nanoTime();
-      if (sleep > 0) {
-        LockSupport.parkNanos(this, sleep);
-      }
-    }
-  }
 
   /** For the AckTimer: when acknowledgements are due; {@link #NO_ACK} if none or closed. */
   long acksDueAt() {
@@ -818,7 +470,7 @@ public final class Link implements AutoCloseable {
   public void dropConnection() {
     Wire w = wire;
     if (w != null) {
-      broken(w, new IOException("dropped on purpose"));
+      effects.broken(w, new IOException("dropped on purpose"));
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.semafor.client.internal;
 
+import io.semafor.client.internal.session.SessionConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +29,32 @@ public record LinkConfig(
     boolean verifyHostname) {
   public LinkConfig {
     addresses = List.copyOf(addresses);
+  }
+
+  /** An address as the session machine names it: {@code host:port}. */
+  static String text(InetSocketAddress address) {
+    return address.getHostString() + ":" + address.getPort();
+  }
+
+  /** What the session machine is configured with: these addresses, TTL, identity and give-up. */
+  SessionConfig sessionConfig() {
+    List<String> texts = addresses.stream().map(LinkConfig::text).toList();
+    SessionConfig d = SessionConfig.defaults(texts.isEmpty() ? List.of("-") : texts);
+    return new SessionConfig(
+        d.addresses(),
+        sessionTtl.toNanos(),
+        clientName,
+        clientHost,
+        clientPid,
+        token,
+        d.ackDelayNanos(),
+        d.probeAfterNanos(),
+        d.answerDeadlineNanos(),
+        d.backoffMinNanos(),
+        d.backoffMaxNanos(),
+        giveUpAfter.toNanos(),
+        d.avoidSilentNanos(),
+        d.stableAfterNanos());
   }
 
   /** Every field but the token, which must never reach a log line. */

@@ -148,10 +148,10 @@ final class LinkReading {
     try {
       frame = w.read();
     } catch (IOException e) {
-      link.broken(w, e);
+      link.effects.broken(w, e);
       return false;
     }
-    link.received(frame, conn);
+    link.effects.received(frame, conn);
     return true;
   }
 
