@@ -63,6 +63,12 @@ class Addresses:
         self._next += 1
         return self.current
 
+    def has_alternative(self) -> bool:
+        """Whether another address than the current one exists: only then is a ``Hello`` that
+        goes unanswered given up for it. With one address, leaving would only redial the same
+        server (a slow one, under load) and leave a session it opens late to expire unused."""
+        return any(a != self.current for a in self._addresses)
+
     def follow(self, leader: str) -> None:
         """A server said it does not lead and named ``leader`` (empty: it does not know)."""
         self.leader_hint = leader

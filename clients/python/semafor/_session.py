@@ -145,7 +145,8 @@ class ClientSession(Inbound):
         if self._unavailable_since is not None and self._phase != READY and not self._given_up:
             if now - self._unavailable_since >= self._give_up_after():
                 self._give_up(now)
-        if self._phase == HELLO and now - self._hello_sent_at >= self.config.answer_deadline_ns:
+        if (self._phase == HELLO and self._addresses.has_alternative()
+                and now - self._hello_sent_at >= self.config.answer_deadline_ns):
             self._addresses.went_silent(now)
             self._hangup(now, "no Welcome within the answer deadline")
             return
@@ -301,7 +302,7 @@ class ClientSession(Inbound):
             due.append(self._acks.due)
         if self._phase == BACKOFF:
             due.append(self._redial_at)
-        if self._phase == HELLO:
+        if self._phase == HELLO and self._addresses.has_alternative():
             due.append(self._hello_sent_at + self.config.answer_deadline_ns)
         if self._unavailable_since is not None and self._phase != READY and not self._given_up:
             due.append(self._unavailable_since + self._give_up_after())

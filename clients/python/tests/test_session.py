@@ -209,6 +209,14 @@ def test_an_unanswered_hello_moves_on_to_the_next_address():
     assert h.dials() == ["a:1", "b:2"]
 
 
+def test_with_one_address_an_unanswered_hello_is_waited_for():
+    h = Harness(addresses=("a:1",))
+    h.m.start(h.now)
+    h.m.connected(h.now, h.last_conn())
+    h.advance(5 * SECOND)  # a slow server under load: leaving would redial it and orphan a session
+    assert h.dials() == ["a:1"] and h.m.phase == "hello" and not h.of(fx.Hangup)
+
+
 def test_every_address_failing_in_turn_backs_off_before_the_next_round():
     h = Harness(addresses=("a:1", "b:2"))
     h.m.start(h.now)

@@ -221,10 +221,13 @@ final class LinkEffects {
       link.machine.disconnected(System.nanoTime(), d.conn());
       return;
     }
+    // with other addresses to try, connecting to this one is bounded short (a frozen server
+    // accepts TCP but never completes TLS); with one, there is nothing better to do than wait
     Duration timeout =
-        link.config.connectTimeout().compareTo(Link.DIAL_DEADLINE) < 0
-            ? link.config.connectTimeout()
-            : Link.DIAL_DEADLINE;
+        link.config.addresses().size() > 1
+                && link.config.connectTimeout().compareTo(Link.DIAL_DEADLINE) > 0
+            ? Link.DIAL_DEADLINE
+            : link.config.connectTimeout();
     try {
       link.dialing.execute(() -> connect(d.conn(), address, timeout));
     } catch (java.util.concurrent.RejectedExecutionException stopped) {

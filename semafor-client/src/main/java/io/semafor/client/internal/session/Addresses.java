@@ -88,6 +88,20 @@ final class Addresses {
     return current;
   }
 
+  /**
+   * Whether another address than the current one exists: only then is a {@code Hello} that goes
+   * unanswered given up for it. With one address, leaving would only redial the same server (a slow
+   * one, under load) and leave a session it opens late to expire unused.
+   */
+  boolean hasAlternative() {
+    for (String a : addresses) {
+      if (!a.equals(current)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A server said it does not lead and named {@code leader} (empty: it does not know). */
   void follow(String leader) {
     leaderHint = leader;

@@ -172,7 +172,9 @@ public final class ClientSession {
         endings.giveUp();
       }
     }
-    if (phase == Phase.HELLO && now - helloSentAt >= config.answerDeadlineNanos()) {
+    if (phase == Phase.HELLO
+        && addresses.hasAlternative()
+        && now - helloSentAt >= config.answerDeadlineNanos()) {
       addresses.wentSilent(now);
       hangup(now, "no Welcome within the answer deadline");
       return;
@@ -387,7 +389,7 @@ public final class ClientSession {
     if (phase == Phase.BACKOFF) {
       due.add(redialAt);
     }
-    if (phase == Phase.HELLO) {
+    if (phase == Phase.HELLO && addresses.hasAlternative()) {
       due.add(helloSentAt + config.answerDeadlineNanos());
     }
     if (unavailable && phase != Phase.READY && !givenUp) {
