@@ -121,9 +121,10 @@ final class LinkEffects {
       onOpened(o);
     } else if (e instanceof SessionEffect.HelloRefused r) {
       if (!link.opened) {
-        link.refusal = exception(r.error());
+        link.refusal = exception(r.error()); // open() throws it: the caller reports it
+      } else {
+        log.warn("the server refused the session: {} {}", r.error().code(), r.error().message());
       }
-      log.warn("the server refused the session: {} {}", r.error().code(), r.error().message());
     } else if (e instanceof SessionEffect.SessionLost l) {
       onSessionLost(l);
     } else if (e instanceof SessionEffect.AcknowledgementsConfirmed c) {
