@@ -90,6 +90,21 @@ public final class Link implements AutoCloseable {
   volatile @Nullable Wire wire;
 
   volatile long wireConn;
+
+  /**
+   * The machine's number of connection {@code w}, or -1 if it is no longer the connection: read
+   * under the lock, with which both change, so that no frame of one connection is handed to the
+   * machine as another's.
+   */
+  long connOf(Wire w) {
+    lock.lock();
+    try {
+      return wire == w ? wireConn : -1;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   volatile long sessionId;
   volatile long sessionTtlNanos;
 

@@ -83,11 +83,13 @@ final class LinkReading {
         }
         Wire w = link.wire;
         if (w != null && reading.tryLock()) {
-          long conn = link.wireConn;
+          long conn = link.connOf(w);
           userReaderDeadline = deadline;
           userReader = Thread.currentThread();
           try {
-            readUntilAnswered(w, conn, call, deadline);
+            if (conn >= 0) { // else it was replaced meanwhile: look again
+              readUntilAnswered(w, conn, call, deadline);
+            }
           } finally {
             userReader = null;
             reading.unlock();
@@ -234,9 +236,11 @@ final class LinkReading {
       Wire w = link.wire;
       long now = System.nanoTime();
       if (w != null && wanted(now) && reading.tryLock()) {
-        long conn = link.wireConn;
+        long conn = link.connOf(w);
         try {
-          readWhileNeeded(w, conn);
+          if (conn >= 0) {
+            readWhileNeeded(w, conn);
+          }
         } finally {
           reading.unlock();
         }
