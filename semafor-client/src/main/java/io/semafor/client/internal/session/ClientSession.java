@@ -213,7 +213,8 @@ public final class ClientSession {
   public long submit(
       Request request, long now, boolean confirmDelivery, OptionalLong sessionEpoch) {
     long id = nextId++;
-    Request numbered = request.toBuilder().setId(id).clearAcks().build();
+    // kept as given; its id and acknowledgements are set as it goes out (one copy, not two)
+    Request numbered = request;
     if (sessionEpoch.isPresent() && (sessionEpoch.getAsLong() != epoch || sessionId == 0)) {
       out.add(
           new Failed(
@@ -233,7 +234,7 @@ public final class ClientSession {
       out.add(new Failed(id, numbered, SessionError.of(ErrorCode.UNAVAILABLE, why, true)));
       return id;
     }
-    Pending p = new Pending(numbered, confirmDelivery, false);
+    Pending p = new Pending(numbered, id, confirmDelivery, false);
     pending.put(id, p);
     want = true;
     if (phase == Phase.IDLE) {
@@ -273,13 +274,12 @@ public final class ClientSession {
     if (p == null || p.internal) {
       return false;
     }
-    if (p.attempts == 0 || (!p.sent && backpressure.isRefused(p.request.getId()))) {
+    if (p.attempts == 0 || (!p.sent && backpressure.isRefused(p.wireId))) {
       pending.remove(requestId); // never applied: nothing to withdraw
       return false;
     }
     frames.submitInternal(
-        Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.request.getId())).build(),
-        now);
+        Request.newBuilder().setCancel(Cancel.newBuilder().setRequestId(p.wireId)).build(), now);
     return true;
   }
 

@@ -40,8 +40,11 @@ final class FramesOut {
   }
 
   void sendRequest(Pending p, long now) {
-    List<Long> carried = s.acks.take(Acks.Carrier.request(p.request.getId()), false);
-    Request request = p.request.toBuilder().addAllAcks(carried).build();
+    List<Long> carried = s.acks.take(Acks.Carrier.request(p.wireId), false);
+    Request.Builder request = p.request.toBuilder().setId(p.wireId).clearAcks();
+    if (!carried.isEmpty()) {
+      request.addAllAcks(carried);
+    }
     p.sent = true;
     p.attempts++;
     send(ClientFrame.newBuilder().setRequest(request).build(), now);
@@ -86,7 +89,7 @@ final class FramesOut {
 
   void submitInternal(Request request, long now) {
     long id = s.nextId++;
-    Pending p = new Pending(request.toBuilder().setId(id).build(), false, true);
+    Pending p = new Pending(request, id, false, true);
     s.pending.put(id, p);
     if (s.phase == Phase.READY && !s.backpressure.holding()) {
       sendRequest(p, now);

@@ -5,8 +5,11 @@ import io.semafor.protocol.v1.Request;
 
 /** A request of a {@link ClientSession} with no answer yet. */
 final class Pending {
-  /** Its id is the wire id: the caller's, or a new one after a refusal. */
-  Request request;
+  /** As the caller submitted it (its id and acknowledgements are set when it is sent). */
+  final Request request;
+
+  /** The id it goes out under: the caller's, or a new one after a refusal. */
+  long wireId;
 
   /** Complete only once the acknowledgement of its answer is applied. */
   final boolean confirm;
@@ -19,8 +22,9 @@ final class Pending {
 
   int attempts;
 
-  Pending(Request request, boolean confirm, boolean internal) {
+  Pending(Request request, long id, boolean confirm, boolean internal) {
     this.request = request;
+    this.wireId = id;
     this.confirm = confirm;
     this.internal = internal;
   }

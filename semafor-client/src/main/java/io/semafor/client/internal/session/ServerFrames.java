@@ -147,7 +147,7 @@ final class ServerFrames {
     long wireId = r.getId();
     long id = s.wire.getOrDefault(wireId, wireId);
     Pending p = s.pending.get(id);
-    if (p != null && p.request.getId() != wireId) {
+    if (p != null && p.wireId != wireId) {
       p = null; // an answer to an id given up after a refusal: not ours any more
     }
     Failure failure = r.hasFailure() ? r.getFailure() : null;
@@ -169,7 +169,7 @@ final class ServerFrames {
         List<Long> inFlight = new ArrayList<>();
         for (Pending q : s.pending.values()) {
           if (q.sent) {
-            inFlight.add(q.request.getId());
+            inFlight.add(q.wireId);
           }
         }
         s.backpressure.refused(wireId, inFlight);
@@ -188,7 +188,7 @@ final class ServerFrames {
         s.acks.forget(Acks.Carrier.request(wireId));
         s.wire.remove(wireId);
         long newId = s.nextId++;
-        p.request = p.request.toBuilder().setId(newId).build();
+        p.wireId = newId;
         s.wire.put(newId, id);
         s.frames.flush(now);
         return;
@@ -264,9 +264,9 @@ final class ServerFrames {
     for (Map.Entry<Long, Pending> e : s.pending.entrySet()) {
       Pending p = e.getValue();
       if (!p.sent) {
-        s.wire.remove(p.request.getId());
+        s.wire.remove(p.wireId);
         long newId = s.nextId++;
-        p.request = p.request.toBuilder().setId(newId).build();
+        p.wireId = newId;
         s.wire.put(newId, e.getKey());
       }
     }

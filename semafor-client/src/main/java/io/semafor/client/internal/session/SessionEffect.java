@@ -38,8 +38,8 @@ public sealed interface SessionEffect {
   record HelloRefused(SessionError error) implements SessionEffect {}
 
   /**
-   * The answer to request {@code requestId} ({@code request} as submitted, with its id). For a
-   * request submitted to confirm its delivery, only once its acknowledgement is applied.
+   * The answer to request {@code requestId} ({@code request} as submitted). For a request submitted
+   * to confirm its delivery, only once its acknowledgement is applied.
    */
   record Completed(long requestId, Request request, Response response) implements SessionEffect {}
 
