@@ -1,32 +1,17 @@
 package io.semafor.client.internal;
 
-import com.google.protobuf.ByteString;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Hello;
 import java.time.Duration;
 
 /**
- * The {@code Hello}s the Java client sends, built in one place for every connection it opens: the
- * session's ({@link Link}), a watch's and a snapshot download's (docs/protocol.md §2). Stateless;
- * thread-safe.
+ * The {@code Hello}s of the Java client's connections that carry no session of their own: a watch's
+ * and a snapshot download's (docs/protocol.md §2; the session's is its machine's, {@code
+ * ClientSession}). Stateless; thread-safe.
  */
 public final class Hellos {
   private Hellos() {}
-
-  /**
-   * Opens a session ({@code resume} 0) or resumes session {@code resume}, which {@code secret}
-   * proves this client's, with what {@code config} says of the client.
-   */
-  static ClientFrame session(LinkConfig config, long resume, ByteString secret) {
-    return ClientFrame.newBuilder()
-        .setHello(
-            identified(config)
-                .setSessionId(resume)
-                .setSessionSecret(resume == 0 ? ByteString.EMPTY : secret)
-                .setSessionTtlNs(config.sessionTtl().toNanos()))
-        .build();
-  }
 
   /**
    * Authenticates with {@code config}'s token and opens no session: a connection that keeps nothing

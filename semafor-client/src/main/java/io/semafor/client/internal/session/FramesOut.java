@@ -1,6 +1,7 @@
 package io.semafor.client.internal.session;
 
 import io.semafor.client.internal.session.SessionEffect.Send;
+import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.KeepAlive;
@@ -115,7 +116,7 @@ final class FramesOut {
     SessionConfig c = s.config;
     Hello hello =
         Hello.newBuilder()
-            .setProtocolVersion(1)
+            .setProtocolVersion(Frames.PROTOCOL_VERSION)
             .setSessionId(s.sessionId)
             .setSessionTtlNs(c.sessionTtlNanos())
             .setClientName(c.clientName())
