@@ -115,6 +115,13 @@ public sealed interface Query {
   }
 
   /**
+   * A place in the apply order and nothing more: answered with {@link Result.Passed} once every
+   * command applied before it is, so whatever waits for it (a watch's start, a catch-up, a sweep of
+   * permissions, a heartbeat) runs at that place, as a read would, without reading anything.
+   */
+  record Barrier() implements Query {}
+
+  /**
    * {@code session list}: up to {@code limit} live sessions with ids greater than {@code after}, in
    * id order (opening order), each with its client and what it holds and awaits.
    */

@@ -236,6 +236,9 @@ public sealed interface Result {
     }
   }
 
+  /** {@link Query.Barrier}: the place in the apply order was reached. */
+  record Passed() implements Result {}
+
   /** {@code EndSession}: the session ended. */
   record SessionEnded(long sessionId) implements Result {}
 

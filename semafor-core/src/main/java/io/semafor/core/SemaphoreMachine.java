@@ -207,6 +207,8 @@ public final class SemaphoreMachine {
     throw new IllegalStateException("unknown operation " + op);
   }
 
+  private static final Result PASSED = new Result.Passed();
+
   /** Answers a query from the current state, with the revision it reflects. */
   public Reply query(Query query) {
     Result result;
@@ -218,6 +220,8 @@ public final class SemaphoreMachine {
       result = queries.list(list);
     } else if (query instanceof Query.ListSessions list) {
       result = queries.sessions(list);
+    } else if (query instanceof Query.Barrier) {
+      result = PASSED;
     } else {
       throw new IllegalStateException("unknown query " + query);
     }

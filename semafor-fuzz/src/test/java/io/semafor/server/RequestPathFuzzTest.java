@@ -14,6 +14,8 @@ import io.semafor.fuzz.MachineDriver;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.protocol.v1.Hello;
 import io.semafor.protocol.v1.Request;
+import io.semafor.server.wire.WireRequests;
+import io.semafor.server.wire.WireResults;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;

@@ -30,6 +30,7 @@ import io.semafor.protocol.v1.Semop;
 import io.semafor.protocol.v1.SemopOp;
 import io.semafor.protocol.v1.SetValue;
 import io.semafor.protocol.v1.WaitMany;
+import io.semafor.server.wire.WireRequests;
 
 /** The wire form of the core's operations and queries: the inverse of {@link WireRequests}. */
 final class WireForm {

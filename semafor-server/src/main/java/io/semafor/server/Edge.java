@@ -14,9 +14,11 @@ import io.semafor.server.security.Access;
 import io.semafor.server.security.Audit;
 import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
+import io.semafor.server.session.WatchRequest;
 import io.semafor.server.watch.StateReader;
 import io.semafor.server.watch.WatchEvent;
 import io.semafor.server.watch.WatchHub;
+import io.semafor.server.wire.WireResults;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -412,56 +414,19 @@ final class Edge
    */
   static final class WatchStart implements ReadOrigin {
     private final Connection connection;
-    private final long id;
-    private final io.semafor.core.Name name;
-    private final boolean prefix;
-    private final long afterRevision;
-    private final int limit;
-    private final boolean summary;
+    private final WatchRequest request;
 
-    WatchStart(
-        Connection connection,
-        long id,
-        io.semafor.core.Name name,
-        boolean prefix,
-        long afterRevision,
-        int limit,
-        boolean summary) {
+    WatchStart(Connection connection, WatchRequest request) {
       this.connection = connection;
-      this.id = id;
-      this.name = name;
-      this.prefix = prefix;
-      this.afterRevision = afterRevision;
-      this.limit = limit;
-      this.summary = summary;
+      this.request = request;
     }
 
     Connection connection() {
       return connection;
     }
 
-    long id() {
-      return id;
-    }
-
-    io.semafor.core.Name name() {
-      return name;
-    }
-
-    boolean prefix() {
-      return prefix;
-    }
-
-    long afterRevision() {
-      return afterRevision;
-    }
-
-    int limit() {
-      return limit;
-    }
-
-    boolean summary() {
-      return summary;
+    WatchRequest request() {
+      return request;
     }
 
     @Override
@@ -588,10 +553,11 @@ final class Edge
       }
       this.logTime = logTime;
       WatchSink sink = sinks.computeIfAbsent(s.connection(), WatchSink::new);
+      WatchRequest r = s.request();
       WatchHub.Watch w =
-          new WatchHub.Watch(sink, s.id(), s.name(), s.prefix(), s.limit(), s.summary());
-      sink.byId.put(s.id(), w);
-      watches.start(w, s.afterRevision(), state);
+          new WatchHub.Watch(sink, r.id(), r.name(), r.prefix(), r.limit(), r.summary());
+      sink.byId.put(r.id(), w);
+      watches.start(w, r.afterRevision(), state);
       encodedStates.clear();
       if (watches.isBehind(w)) {
         s.connection().catchUpSoon(); // the rest once what was queued is written

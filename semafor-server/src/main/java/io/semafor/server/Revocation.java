@@ -1,7 +1,5 @@
 package io.semafor.server;
 
-import static java.util.concurrent.TimeUnit.NANOSECONDS;
-
 import io.netty.channel.Channel;
 import io.semafor.ErrorCode;
 import io.semafor.core.Command;
@@ -10,7 +8,6 @@ import io.semafor.core.Query;
 import io.semafor.core.WaitingRequest;
 import io.semafor.replication.Replicator;
 import io.semafor.server.security.Access;
-import io.semafor.server.security.Audit;
 import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Permission;
 import io.semafor.server.security.Principal;
@@ -22,7 +19,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -78,7 +74,7 @@ final class Revocation {
   static void sweep(
       Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator, Sweep sweep) {
     try {
-      replicator.read(new Query.ListNames(Name.of(""), 1, null), sweep);
+      replicator.read(new Query.Barrier(), sweep);
     } catch (RuntimeException closing) {
       sweep.done().complete(Ended.NONE); // shutting down: nothing is waiting any more
     }
@@ -181,49 +177,5 @@ final class Revocation {
       }
     }
     return null;
-  }
-
-  /**
-   * Arms the end of {@code connection} when {@code who}'s token expires: its watches end with the
-   * connection, its session's waiting requests are refused, and the session is kept alive no more
-   * (decision 0047). Null if the token never expires. On the connection's event loop.
-   */
-  static @Nullable ScheduledFuture<?> armExpiry(Connection connection, Channel ch, Principal who) {
-    Instant end = who.expires();
-    if (end == null) {
-      return null;
-    }
-    long delay = Math.max(0, Duration.between(Instant.now(), end).toNanos());
-    return ch.eventLoop().schedule(() -> expiryDue(connection, ch, who), delay, NANOSECONDS);
-  }
-
-  @SuppressWarnings("FutureReturnValueIgnored") // closing the channel ends the chain
-  private static void expiryDue(Connection connection, Channel ch, Principal who) {
-    if (!ch.isActive() || connection.credentialExpired()) {
-      return;
-    }
-    // the timer ran ahead of the wall clock the expiry is read against: look again when due
-    Instant end = who.expires();
-    long left = end == null ? 0 : Duration.between(Instant.now(), end).toNanos();
-    ch.eventLoop()
-        .schedule(() -> expiryDue(connection, ch, who), Math.max(1_000_000, left), NANOSECONDS);
-  }
-
-  /**
-   * {@code who}'s token expired on {@code connection}: its session's waiting requests are refused
-   * UNAUTHENTICATED through the machine, and the connection is closed with {@code Fatal
-   * UNAUTHENTICATED}. The session is no longer kept alive; it ends a TTL later unless its principal
-   * resumes it with valid credentials, as after any lost connection.
-   */
-  static void tokenExpired(Connection connection, Principal who, Access access) {
-    String reason = "token: expired at " + who.expires();
-    long session = connection.sessionId();
-    if (session != 0) {
-      sweep(
-          connection.replicator(),
-          new Sweep(access, Set.of(session), reason, new CompletableFuture<>()));
-    }
-    Audit.record("token expired", who, connection.address(), "connection closed");
-    connection.fatal(ErrorCode.UNAUTHENTICATED, reason);
   }
 }

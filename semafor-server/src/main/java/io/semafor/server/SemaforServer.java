@@ -25,6 +25,7 @@ import io.semafor.replication.Replicator;
 import io.semafor.replication.ReplicatorFactory;
 import io.semafor.server.security.Access;
 import io.semafor.server.security.AuthFile;
+import io.semafor.server.wire.WireResults;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -108,6 +109,8 @@ public final class SemaforServer implements AutoCloseable {
         .description("Watches running on this node (decision 0041)")
         .register(metrics.registry());
     sessions.replicator(replicator);
+    NodeSessions nodeSessions = new NodeSessions(config, replicator, sessions, quota, caps, edge);
+    io.semafor.server.session.SessionRules sessionRules = NodeSessions.rules(config);
     this.acceptor = transport.group(1, "semafor-accept");
     this.workers = transport.group(config.ioThreads(), "semafor-io");
     ServerBootstrap bootstrap =
@@ -156,7 +159,8 @@ public final class SemaforServer implements AutoCloseable {
                         .addLast("encoded-frames-out", new FrameCodec.EncodedEncoder())
                         .addLast(
                             "connection",
-                            new Connection(replicator, sessions, quota, caps, config, edge));
+                            new Connection(
+                                replicator, sessions, nodeSessions, sessionRules, config, edge));
                   }
                 });
     this.listener = bind(bootstrap);
@@ -182,9 +186,7 @@ public final class SemaforServer implements AutoCloseable {
       return;
     }
     try {
-      replicator.read(
-          new io.semafor.core.Query.ListNames(io.semafor.core.Name.of(""), 1, null),
-          new Edge.WatchHeartbeat());
+      replicator.read(new io.semafor.core.Query.Barrier(), new Edge.WatchHeartbeat());
     } catch (RuntimeException e) {
       log.debug("watch heartbeat not sent: {}", e.toString());
     }

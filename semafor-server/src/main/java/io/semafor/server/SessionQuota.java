@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * How many live sessions each owner has on this node, and the most one may have, so that one client
  * cannot take every session of {@code maxSessions} and lock everyone else out. The owner key is the
- * client's source address today ({@link Connection#ownerKey}); with authentication it can be the
- * principal, and nothing here changes.
+ * client's source address today ({@link io.semafor.server.session.ServerSession#ownerKey}); with
+ * authentication it can be the principal, and nothing here changes.
  *
  * <p>A session is taken when its {@code Hello} is accepted and given back when the session ends
  * (closed, expired or ended by an operator), not when its connection closes: sessions left behind

@@ -178,6 +178,14 @@ final class Sessions {
     }
   }
 
+  /** The client of session {@code id} was heard from now (any frame). */
+  void heard(long id) {
+    Live session = live.get(id);
+    if (session != null) {
+      session.heard();
+    }
+  }
+
   /**
    * Every session was heard from now: after a leader change each gets a full TTL
    * (docs/semantics.md#time).

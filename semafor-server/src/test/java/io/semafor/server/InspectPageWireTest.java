@@ -16,6 +16,8 @@ import io.semafor.protocol.v1.Inspect;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.SemaphoreDetail;
 import io.semafor.protocol.v1.ServerFrame;
+import io.semafor.server.wire.WireRequests;
+import io.semafor.server.wire.WireResults;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -9,6 +9,7 @@ import io.semafor.core.Query;
 import io.semafor.core.Result;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.server.watch.WatchEvent;
+import io.semafor.server.wire.WireResults;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -314,6 +314,8 @@ public final class CommandCodec {
       out.writeByte(5);
       out.writeInt(l.limit());
       out.writeLong(l.after());
+    } else if (query instanceof Query.Barrier) {
+      out.writeByte(7);
     } else {
       throw new IllegalArgumentException("no encoding for " + query);
     }
@@ -342,6 +344,7 @@ public final class CommandCodec {
         yield new Query.Inspect(name, limit, from, in.readInt());
       }
       case 5 -> new Query.ListSessions(in.readInt(), in.readLong());
+      case 7 -> new Query.Barrier();
       default -> throw new IOException("unknown query tag " + tag);
     };
   }

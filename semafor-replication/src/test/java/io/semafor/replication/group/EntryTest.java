@@ -89,6 +89,7 @@ class EntryTest {
             new Entry.Read(5, new Query.Inspect(X, 7, new Query.Position(1, 2, 3), 4_096)),
             new Entry.Read(3, new Query.ListNames(Name.of("p"), 100, X)),
             new Entry.Read(4, new Query.ListNames(Name.of(""), 1, null)),
+            new Entry.Read(5, new Query.Barrier()),
             new Entry.Read(6, new Query.ListNames(Name.of("p"), 200, X, true)),
             new Entry.Read(7, new Query.ListSessions(1000, 41)));
     assertThat(roundTrip(new Entry(-5, "node-2", 1, items)))

@@ -1,4 +1,4 @@
-package io.semafor.server;
+package io.semafor.server.session;
 
 import java.util.ArrayDeque;
 
@@ -13,8 +13,7 @@ import java.util.ArrayDeque;
  * counted twice, found by the fault harness). A keep-alive without acknowledgements that comes
  * behind a held one waits with it, since the pairing is by order.
  *
- * <p>Thread-safe: keep-alives arrive on the connection's event loop, applications on the applying
- * thread.
+ * <p>Not thread-safe: part of a {@link ServerSession}.
  */
 final class OwedPongs {
   /** A held keep-alive, with the number of plain keep-alives that came after it. */
@@ -28,7 +27,7 @@ final class OwedPongs {
    * A keep-alive without acknowledgements came: whether its pong may go now (else it goes with the
    * last held one's).
    */
-  synchronized boolean plain() {
+  boolean plain() {
     Held last = held.peekLast();
     if (last == null) {
       return true;
@@ -38,7 +37,7 @@ final class OwedPongs {
   }
 
   /** A keep-alive with acknowledgements came: its pong waits for {@link #applied}. */
-  synchronized void hold() {
+  void hold() {
     held.addLast(new Held());
   }
 
@@ -47,7 +46,7 @@ final class OwedPongs {
    * applied in the order they were submitted): how many pongs may go now, that one's and those of
    * the plain keep-alives behind it.
    */
-  synchronized int applied() {
+  int applied() {
     Held h = held.pollFirst();
     return h == null ? 0 : 1 + h.plainBehind;
   }

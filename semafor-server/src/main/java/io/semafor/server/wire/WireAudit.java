@@ -1,4 +1,4 @@
-package io.semafor.server;
+package io.semafor.server.wire;
 
 import io.semafor.core.Name;
 import io.semafor.core.Operation;
@@ -15,14 +15,14 @@ import java.util.List;
  * What the audit log says of a request, which requests it records, and the part of a listing a
  * principal may see. Stateless and thread-safe.
  */
-final class WireAudit {
+public final class WireAudit {
   private WireAudit() {}
 
   /**
    * Whether {@code op} changes a semaphore's existence or value, or another session's life: the
    * changes the audit log records with their outcome (docs/security.md#audit).
    */
-  static boolean audited(Operation op) {
+  public static boolean audited(Operation op) {
     return op instanceof Operation.Create
         || op instanceof Operation.Delete
         || op instanceof Operation.SetValue
@@ -30,7 +30,7 @@ final class WireAudit {
   }
 
   /** A short description of {@code op} for the audit log: its kind and what it names. */
-  static String describe(Operation op) {
+  public static String describe(Operation op) {
     if (op instanceof Operation.Create o) {
       return "create " + o.name();
     } else if (op instanceof Operation.Delete o) {
@@ -61,7 +61,7 @@ final class WireAudit {
    * their statuses), a session list only its own sessions unless it has {@code cluster}. Anything
    * else is returned as is (it was checked before it was read).
    */
-  static Reply visible(Access access, Principal principal, Reply reply) {
+  public static Reply visible(Access access, Principal principal, Reply reply) {
     Result result = reply.result();
     if (result instanceof Result.NameList list) {
       boolean withStatus = !list.statuses().isEmpty();
@@ -96,7 +96,7 @@ final class WireAudit {
    * entry it was shown, and an empty page would give it nowhere to go on from. Null when the page
    * can be answered.
    */
-  static @org.jspecify.annotations.Nullable Query nextPageIfNothingVisible(
+  public static @org.jspecify.annotations.Nullable Query nextPageIfNothingVisible(
       Access access, Principal principal, Query query, Reply reply) {
     Result result = reply.result();
     if (query instanceof Query.ListNames q

@@ -1,4 +1,4 @@
-package io.semafor.server;
+package io.semafor.server.wire;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
@@ -48,10 +48,10 @@ import java.util.function.LongUnaryOperator;
  * out as durations from {@code logTime}, the log time of the reply: clients never see the server's
  * clock.
  */
-final class WireResults {
+public final class WireResults {
   private WireResults() {}
 
-  static Response response(Reply reply, long logTime) {
+  public static Response response(Reply reply, long logTime) {
     Response.Builder b =
         Response.newBuilder().setId(reply.requestId()).setRevision(reply.revision());
     Result result = reply.result();
@@ -131,7 +131,7 @@ final class WireResults {
   }
 
   /** A read's answer, with no session's last-heard time known. */
-  static ReadResponse readResponse(long readId, Reply reply, long logTime) {
+  public static ReadResponse readResponse(long readId, Reply reply, long logTime) {
     return readResponse(readId, reply, logTime, id -> -1);
   }
 
@@ -139,7 +139,7 @@ final class WireResults {
    * A read's answer; {@code sinceHeard} says how long ago a session's client was last heard from
    * ({@link Sessions#sinceHeard}), -1 if unknown, for a session list.
    */
-  static ReadResponse readResponse(
+  public static ReadResponse readResponse(
       long readId, Reply reply, long logTime, LongUnaryOperator sinceHeard) {
     ReadResponse.Builder b = ReadResponse.newBuilder().setId(readId).setRevision(reply.revision());
     Result result = reply.result();
@@ -186,7 +186,7 @@ final class WireResults {
     return b.build();
   }
 
-  static Failure failure(ErrorCode code, String message) {
+  public static Failure failure(ErrorCode code, String message) {
     return Failure.newBuilder()
         .setCode(io.semafor.protocol.v1.ErrorCode.forNumber(code.number()))
         .setMessage(message)
@@ -194,7 +194,7 @@ final class WireResults {
   }
 
   /** NOT_LEADER, saying where the leader is (if known). */
-  static Failure notLeader(String leaderHint) {
+  public static Failure notLeader(String leaderHint) {
     return Failure.newBuilder()
         .setCode(io.semafor.protocol.v1.ErrorCode.NOT_LEADER)
         .setMessage(
@@ -228,7 +228,7 @@ final class WireResults {
   }
 
   /** A watch's event (decision 0041); times in its state are counted from {@code logTime}. */
-  static WatchEvent watchEvent(io.semafor.server.watch.WatchEvent e, long logTime) {
+  public static WatchEvent watchEvent(io.semafor.server.watch.WatchEvent e, long logTime) {
     WatchEvent.Builder b = WatchEvent.newBuilder().setId(e.id()).setRevision(e.revision());
     if (e instanceof io.semafor.server.watch.WatchEvent.Changed c) {
       b.setKind(WatchEvent.Kind.CHANGED).setName(bytes(c.name()));
@@ -250,7 +250,7 @@ final class WireResults {
   /**
    * A state's bytes as a {@code WatchEvent}'s {@code detail} or {@code status} field holds them.
    */
-  static byte[] watchedState(Result state, long logTime) {
+  public static byte[] watchedState(Result state, long logTime) {
     if (state instanceof Result.SemaphoreDetail d) {
       return detail(d, logTime).toByteArray();
     }
@@ -262,7 +262,8 @@ final class WireResults {
    * state} (from {@link #watchedState}), encoded by hand so the state's bytes are copied, not
    * serialised again: the same bytes {@link #watchEvent} gives (WatchFramesTest).
    */
-  static byte[] changedFrame(long id, long revision, Name name, Result state, byte[] stateBytes) {
+  public static byte[] changedFrame(
+      long id, long revision, Name name, Result state, byte[] stateBytes) {
     int field =
         state instanceof Result.SemaphoreDetail
             ? WatchEvent.DETAIL_FIELD_NUMBER
@@ -307,7 +308,7 @@ final class WireResults {
   }
 
   /** A watch that ended, or was refused: why. */
-  static WatchEvent watchFailed(long id, ErrorCode code, String message) {
+  public static WatchEvent watchFailed(long id, ErrorCode code, String message) {
     return WatchEvent.newBuilder()
         .setId(id)
         .setKind(WatchEvent.Kind.FAILED)
@@ -315,7 +316,7 @@ final class WireResults {
         .build();
   }
 
-  static SemaphoreDetail detail(Result.SemaphoreDetail d, long logTime) {
+  public static SemaphoreDetail detail(Result.SemaphoreDetail d, long logTime) {
     SemaphoreDetail.Builder b =
         SemaphoreDetail.newBuilder()
             .setStatus(status(d.status()))

@@ -1,4 +1,4 @@
-package io.semafor.server;
+package io.semafor.server.wire;
 
 import com.google.protobuf.ByteString;
 import io.semafor.Policy;
@@ -21,11 +21,11 @@ import org.jspecify.annotations.Nullable;
  * cannot see (a missing operation, an unknown enum value); everything else is the machine's to
  * refuse, so errors come out the same whatever the transport.
  */
-final class WireRequests {
+public final class WireRequests {
   private WireRequests() {}
 
   /** A request the machine cannot be given; answered with INVALID_ARGUMENT naming {@code field}. */
-  static final class Malformed extends Exception {
+  public static final class Malformed extends Exception {
     private static final long serialVersionUID = 1L;
     private final String reason;
 
@@ -34,12 +34,12 @@ final class WireRequests {
       this.reason = field + ": " + problem;
     }
 
-    String reason() {
+    public String reason() {
       return reason;
     }
   }
 
-  static Operation operation(Request r) throws Malformed {
+  public static Operation operation(Request r) throws Malformed {
     return switch (r.getOpCase()) {
       case CREATE -> create(r.getCreate());
       case DELETE -> new Operation.Delete(name(r.getDelete().getName()));
@@ -126,7 +126,7 @@ final class WireRequests {
    * maxFrameBytes} (at most the core's default), so that the answer with its summary fits in a
    * frame.
    */
-  static Query query(Read r, int maxFrameBytes) throws Malformed {
+  public static Query query(Read r, int maxFrameBytes) throws Malformed {
     return switch (r.getQueryCase()) {
       case GET -> new Query.Get(name(r.getGet().getName()));
       case INSPECT -> {
