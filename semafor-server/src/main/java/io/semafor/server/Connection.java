@@ -2,7 +2,6 @@ package io.semafor.server;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
@@ -18,7 +17,6 @@ import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.SnapshotFile;
 import io.semafor.server.security.Access;
-import io.semafor.server.security.Audit;
 import io.semafor.server.security.Principal;
 import io.semafor.server.session.Moment;
 import io.semafor.server.session.NodeView;
@@ -33,9 +31,6 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +60,6 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   static final long FATAL_GRACE_SECONDS = 2;
 
   private final Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
-  private final Sessions sessions;
   private final NodeView node;
   private final SessionRules rules;
   private final ServerConfig config;
@@ -84,8 +78,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
 
   private volatile @Nullable Channel channel;
 
-  /** Audited requests in flight: request id to what the audit log calls them. */
-  private final ConcurrentHashMap<Long, String> audited = new ConcurrentHashMap<>();
+  /** Carries out what the machine decides. */
+  private final ConnectionEffects runner;
 
   /** The deferred flush of this connection's watch events (on its channel's loop). */
   private final DeferredFlush watchFlush = new DeferredFlush();
@@ -98,13 +92,12 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
       ServerConfig config,
       Edge edge) {
     this.replicator = replicator;
-    this.sessions = sessions;
     this.node = node;
     this.rules = rules;
     this.config = config;
     this.edge = edge;
-    this.pacing =
-        new WatchPacing(this, WatchPacing.turnBytes(config.clientLimits()), this::watching);
+    this.runner = new ConnectionEffects(this, replicator, sessions, edge, config);
+    this.pacing = new WatchPacing(this, replicator, config.clientLimits(), this::watching);
   }
 
   // ------------------------------------------------------------------ the channel's events
@@ -161,7 +154,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     run(effects);
     if (writable) {
       // watches left behind while the client did not read are caught up now that it does
-      pacing.askCatchUp(replicator);
+      pacing.askCatchUp();
     }
     super.channelWritabilityChanged(ctx);
   }
@@ -318,37 +311,14 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     }
   }
 
-  /**
-   * Called on the applying thread with the reply to every request this connection submitted,
-   * wherever the reply goes: the reply to an audited request writes its outcome to the audit log,
-   * with the principal and address that asked. Cheap when nothing is audited.
-   */
+  /** The reply to a request this connection submitted, wherever it goes: for the audit log. */
   void answered(Reply reply) {
-    if (audited.isEmpty()) {
-      return;
-    }
-    String action = audited.remove(reply.requestId());
-    if (action != null) {
-      String outcome =
-          reply.result() instanceof Result.Failure f ? f.code() + ": " + f.message() : "ok";
-      Audit.record(action, whoOrAnonymous(), address(), outcome);
-    }
+    runner.answered(reply);
   }
 
-  /**
-   * A request this connection submitted will not be answered here: this node stopped leading before
-   * it was applied. An audited one is logged with its outcome unknown — the new leader's log
-   * decides whether it happened, and the client sends it again there under the same id.
-   */
+  /** A request this connection submitted will not be answered here: this node stopped leading. */
   void unanswered(long requestId) {
-    String action = audited.remove(requestId);
-    if (action != null) {
-      Audit.record(
-          action,
-          whoOrAnonymous(),
-          address(),
-          "UNKNOWN: NOT_LEADER before the answer; the leader's log decides, the client retries there");
-    }
+    runner.unanswered(requestId);
   }
 
   // ------------------------------------------------------------------ what others ask of it
@@ -408,34 +378,9 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
     }
   }
 
-  /** Whether watch events may be queued for this connection now. Any thread. */
-  boolean takesWatchEvents() {
-    Channel c = channel;
-    return c != null && WatchPacing.takesEvents(c);
-  }
-
-  /** Bytes written to this connection's channel and not yet sent. Any thread. */
-  long unsentBytes() {
-    Channel c = channel;
-    return c == null ? 0 : WatchPacing.unsentBytes(c);
-  }
-
-  /** What this connection's watches may have unsent at once before they are left behind. */
-  long watchTurnBytes() {
-    return pacing.turnBytes();
-  }
-
-  /** Asks for the rest of this connection's watches once what is queued is written. Any thread. */
-  void catchUpSoon() {
-    Channel c = channel;
-    if (c != null) {
-      pacing.soon(c, replicator);
-    }
-  }
-
-  /** The catch-up asked for has been made. Any thread. */
-  void caughtUp() {
-    pacing.caughtUp();
+  /** How fast this connection's watch events may go, and when they catch up. */
+  WatchPacing pacing() {
+    return pacing;
   }
 
   /**
@@ -531,92 +476,12 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
 
   /** Carries out {@code effects} in order; outside the lock. */
   private void run(List<ServerEffect> effects) {
-    for (ServerEffect effect : effects) {
-      try {
-        carryOut(effect);
-      } catch (Replicator.ReplicatorClosedException e) {
-        fatal(ErrorCode.UNAVAILABLE, "the server is shutting down");
-      }
-    }
+    runner.run(effects);
   }
 
-  @SuppressWarnings("FutureReturnValueIgnored") // writes: a failure closes the channel
-  private void carryOut(ServerEffect effect) {
-    Channel c = channel;
-    if (effect instanceof ServerEffect.Send send) {
-      if (c != null && c.isActive()) {
-        c.writeAndFlush(send.frame(), c.voidPromise());
-      }
-    } else if (effect instanceof ServerEffect.SubmitRequest submit) {
-      submit(submit);
-    } else if (effect instanceof ServerEffect.Heard heard) {
-      sessions.heard(heard.sessionId());
-    } else if (effect instanceof ServerEffect.Acknowledge ack) {
-      replicator.submit(ack.command(), new AfterAcks(this, ack.then()));
-    } else if (effect instanceof ServerEffect.SendAndClose last) {
-      if (c != null) {
-        c.writeAndFlush(last.frame()).addListener(ChannelFutureListener.CLOSE);
-        c.eventLoop().schedule(() -> c.close(), FATAL_GRACE_SECONDS, TimeUnit.SECONDS);
-      }
-    } else if (effect instanceof ServerEffect.AutoRead read) {
-      if (c != null) {
-        c.config().setAutoRead(read.on());
-      }
-    } else if (effect instanceof ServerEffect.Attach attach) {
-      Sessions.Live live = sessions.get(attach.sessionId());
-      if (live != null) {
-        sessions.attach(live, this);
-      }
-    } else if (effect instanceof ServerEffect.Detach detach) {
-      sessions.detach(detach.sessionId(), this);
-    } else if (effect instanceof ServerEffect.OpenSession open) {
-      openSession(open);
-    } else if (effect instanceof ServerEffect.Read read) {
-      replicator.read(read.query(), new PendingRead(this, read.id()));
-    } else if (effect instanceof ServerEffect.StartWatch start) {
-      // a barrier is the start's place in the apply order (linearizable: on a new leader, after
-      // everything committed)
-      replicator.read(new Query.Barrier(), new Edge.WatchStart(this, start.watch()));
-    } else if (effect instanceof ServerEffect.StopWatch stop) {
-      edge.unwatch(this, stop.id());
-    } else if (effect instanceof ServerEffect.Snapshot snapshot) {
-      replicator.snapshot(new PendingSnapshot(this, snapshot.id()));
-    } else if (effect instanceof ServerEffect.Audit audit) {
-      Audit.record(audit.action(), audit.who(), audit.address(), audit.outcome());
-    } else if (effect instanceof ServerEffect.RefuseWaiting refuse) {
-      Revocation.sweep(
-          replicator,
-          new Revocation.Sweep(
-              config.security().access(),
-              Set.of(refuse.sessionId()),
-              refuse.reason(),
-              new CompletableFuture<>()));
-    }
-  }
-
-  private void submit(ServerEffect.SubmitRequest submit) {
-    Command.Request command = submit.command();
-    String action = submit.audited();
-    // before the submit: a local replicator may apply (and answer) on this very thread
-    if (action != null) {
-      audited.put(command.requestId(), action);
-    }
-    try {
-      replicator.submit(command, this);
-    } catch (RuntimeException e) {
-      if (action != null && audited.remove(command.requestId()) != null) {
-        Audit.record(action, whoOrAnonymous(), address(), "UNAVAILABLE: not submitted: " + e);
-      }
-      throw e;
-    }
-  }
-
-  private void openSession(ServerEffect.OpenSession open) {
-    try {
-      replicator.submit(open.command(), this);
-    } catch (Replicator.ReplicatorClosedException e) {
-      step(m -> m.openNotSubmitted("the server is shutting down"));
-    }
+  /** An open this connection asked for could not be proposed: the node is shutting down. */
+  void openNotSubmitted() {
+    step(m -> m.openNotSubmitted("the server is shutting down"));
   }
 
   private Principal whoOrAnonymous() {

@@ -361,7 +361,7 @@ final class Edge
     batches++;
     if (!refusedThisBatch.isEmpty()) {
       for (Connection c : refusedThisBatch) {
-        c.catchUpSoon(); // runs on its loop after this batch's frames are written
+        c.pacing().soon(); // runs on its loop after this batch's frames are written
       }
       refusedThisBatch.clear();
     }
@@ -445,7 +445,7 @@ final class Edge
   record WatchCatchUp(Connection connection) implements ReadOrigin {
     @Override
     public void refused(String leaderHint) {
-      connection.caughtUp();
+      connection.pacing().caughtUp();
       connection.notLeader(leaderHint);
     }
 
@@ -504,8 +504,9 @@ final class Edge
     @Override
     public boolean keepingUp() {
       boolean takes =
-          connection.takesWatchEvents()
-              && queuedThisBatch() + connection.unsentBytes() < connection.watchTurnBytes();
+          connection.pacing().takesEvents()
+              && queuedThisBatch() + connection.pacing().unsentBytes()
+                  < connection.pacing().turnBytes();
       if (!takes) {
         // left behind while its channel may stay writable (the turn is below the high water
         // mark): no writability change would ask for the catch-up, so the batch's end does
@@ -560,14 +561,14 @@ final class Edge
       watches.start(w, r.afterRevision(), state);
       encodedStates.clear();
       if (watches.isBehind(w)) {
-        s.connection().catchUpSoon(); // the rest once what was queued is written
+        s.connection().pacing().soon(); // the rest once what was queued is written
       }
     }
   }
 
   @Override
   public void catchUp(Connection connection, long logTime) {
-    connection.caughtUp();
+    connection.pacing().caughtUp();
     synchronized (watches) {
       WatchSink sink = sinks.get(connection);
       if (sink == null) {
@@ -579,7 +580,7 @@ final class Edge
       }
       encodedStates.clear();
       if (sink.anyBehind()) {
-        connection.catchUpSoon();
+        connection.pacing().soon();
       }
     }
   }

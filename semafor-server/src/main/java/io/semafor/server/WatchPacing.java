@@ -9,13 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
- * When one connection's watches that were left behind (its client read too slowly, or a large start
- * paused at its turn's share) are caught up: once what is queued for it has mostly been written.
- * Reads the channel's own state (writability, bytes unsent), so it lives with the driver, not the
- * session machine. Thread-safe.
+ * How fast one connection's watch events may go, and when its watches that were left behind (its
+ * client read too slowly, or a large start paused at its turn's share) are caught up: once what is
+ * queued for it has mostly been written. Reads the channel's own state (writability, bytes unsent),
+ * so it lives with the driver, not the session machine. Thread-safe.
  */
 final class WatchPacing {
   private final Connection connection;
+  private final Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator;
   private final long turnBytes;
   private final BooleanSupplier watching;
 
@@ -26,43 +27,44 @@ final class WatchPacing {
   private final AtomicBoolean polling = new AtomicBoolean();
 
   /**
-   * The pacing of {@code connection}'s watches, which may have {@code turnBytes} unsent at once;
-   * {@code watching} says whether any runs.
+   * The pacing of {@code connection}'s watches, caught up through {@code replicator}, which may
+   * have a quarter of the unread cap of {@code limits} unsent at once (at most {@link
+   * Edge#WATCH_BYTES_PER_BATCH}, so that a large start never reaches the cap); {@code watching}
+   * says whether any runs.
    */
-  WatchPacing(Connection connection, long turnBytes, BooleanSupplier watching) {
+  WatchPacing(
+      Connection connection,
+      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator,
+      ClientLimits limits,
+      BooleanSupplier watching) {
     this.connection = connection;
-    this.turnBytes = turnBytes;
+    this.replicator = replicator;
+    this.turnBytes = Math.min(Edge.WATCH_BYTES_PER_BATCH, limits.maxUnreadBytes() / 4);
     this.watching = watching;
   }
 
-  /**
-   * What a connection's watches may have unsent at once before they are left behind, to go on once
-   * it is written: a quarter of the unread cap (so that a large start never reaches it), at most
-   * {@link Edge#WATCH_BYTES_PER_BATCH}.
-   */
-  static long turnBytes(ClientLimits limits) {
-    return Math.min(Edge.WATCH_BYTES_PER_BATCH, limits.maxUnreadBytes() / 4);
-  }
-
+  /** What the connection's watches may have unsent at once before they are left behind. */
   long turnBytes() {
     return turnBytes;
   }
 
-  /** Bytes written to {@code c} and not yet sent. Any thread. */
-  static long unsentBytes(Channel c) {
-    ChannelOutboundBuffer queued = c.unsafe().outboundBuffer();
+  /** Bytes written to the connection and not yet sent. Any thread. */
+  long unsentBytes() {
+    Channel c = connection.channel();
+    ChannelOutboundBuffer queued = c == null ? null : c.unsafe().outboundBuffer();
     return queued == null ? 0 : queued.totalPendingWriteBytes();
   }
 
-  /** Whether watch events may be queued for {@code c} now: open, and its client reads. */
-  static boolean takesEvents(Channel c) {
-    return c.isActive() && c.isWritable();
+  /** Whether watch events may be queued for the connection now: open, and its client reads. */
+  boolean takesEvents() {
+    Channel c = connection.channel();
+    return c != null && c.isActive() && c.isWritable();
   }
 
   /**
    * Asks for the connection's watches left behind to be caught up, unless that is asked already.
    */
-  void askCatchUp(Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator) {
+  void askCatchUp() {
     if (!watching.getAsBoolean() || !asked.compareAndSet(false, true)) {
       return;
     }
@@ -84,28 +86,25 @@ final class WatchPacing {
    * unsent bytes up without ever making the channel unwritable when the unread cap is below the
    * high water mark); once it is not, its becoming writable asks. Any thread.
    */
-  void soon(Channel c, Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator) {
-    if (polling.compareAndSet(false, true)) {
-      c.eventLoop().execute(() -> whenDrained(c, replicator, 10));
+  void soon() {
+    Channel c = connection.channel();
+    if (c != null && polling.compareAndSet(false, true)) {
+      c.eventLoop().execute(() -> whenDrained(c, 10));
     }
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a one-shot look: nothing to cancel
-  private void whenDrained(
-      Channel c,
-      Replicator<CommandOrigin, ReadOrigin, PendingSnapshot> replicator,
-      long delayMillis) {
+  private void whenDrained(Channel c, long delayMillis) {
     if (!c.isActive() || !c.isWritable() || !watching.getAsBoolean()) {
       polling.set(false); // closed, unwatched, or its writability change asks
       return;
     }
-    if (unsentBytes(c) < turnBytes) {
+    if (unsentBytes() < turnBytes) {
       polling.set(false);
-      askCatchUp(replicator);
+      askCatchUp();
     } else {
       long next = Math.min(1_000, delayMillis * 2);
-      c.eventLoop()
-          .schedule(() -> whenDrained(c, replicator, next), delayMillis, TimeUnit.MILLISECONDS);
+      c.eventLoop().schedule(() -> whenDrained(c, next), delayMillis, TimeUnit.MILLISECONDS);
     }
   }
 }
