@@ -364,7 +364,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   }
 
   /** Whether {@code start} is the start of a watch still running here. Any thread. */
-  boolean watching(Edge.WatchStart start) {
+  boolean watching(EdgeWatches.Start start) {
     synchronized (lock) {
       ServerSession m = machine;
       return m != null && m.watching(start.request());

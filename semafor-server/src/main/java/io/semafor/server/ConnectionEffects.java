@@ -101,7 +101,7 @@ final class ConnectionEffects {
     } else if (effect instanceof ServerEffect.StartWatch start) {
       // a barrier is the start's place in the apply order (linearizable: on a new leader, after
       // everything committed)
-      replicator.read(new Query.Barrier(), new Edge.WatchStart(connection, start.watch()));
+      replicator.read(new Query.Barrier(), new EdgeWatches.Start(connection, start.watch()));
     } else if (effect instanceof ServerEffect.StopWatch stop) {
       edge.unwatch(connection, stop.id());
     } else if (effect instanceof ServerEffect.Snapshot snapshot) {

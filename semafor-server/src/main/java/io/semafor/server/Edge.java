@@ -10,23 +10,14 @@ import io.semafor.core.TimerKey;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.replication.ApplyListener;
 import io.semafor.replication.SnapshotFile;
-import io.semafor.server.security.Access;
 import io.semafor.server.security.Audit;
-import io.semafor.server.security.Authorizer;
 import io.semafor.server.security.Principal;
-import io.semafor.server.session.WatchRequest;
-import io.semafor.server.watch.StateReader;
-import io.semafor.server.watch.WatchEvent;
-import io.semafor.server.watch.WatchHub;
 import io.semafor.server.wire.WireResults;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.LoggerFactory;
 
 /**
  * Carries out what the machine decided: answers go to the connection the session is attached to now
@@ -120,10 +111,7 @@ final class Edge
   public void restored(SemaphoreMachine machine, long logTime) {
     this.machine = machine;
     lastRevision = machine.revision();
-    synchronized (watches) {
-      state = StateReader.of(machine);
-      watches.restored(machine.revision()); // its watchers are resynced when next caught up
-    }
+    watches.restored(machine); // its watchers are resynced when next caught up
     for (Effect.ArmTimer arm : machine.timers()) {
       timers.arm(arm.timer(), arm.deadline() - logTime);
     }
@@ -177,19 +165,7 @@ final class Edge
     lastRevision = outcome.revision();
     if (!outcome.changed().isEmpty()) {
       consoleFeed.changed(outcome.changed());
-      synchronized (watches) {
-        this.logTime = logTime;
-        try {
-          watches.applied(outcome.revision(), outcome.changed(), state);
-        } catch (RuntimeException e) {
-          // a bug in the watches must not stop the machine's commands from being answered
-          LoggerFactory.getLogger(Edge.class)
-              .error("watches failed at revision {}: resyncing them", outcome.revision(), e);
-          watches.restored(outcome.revision());
-        } finally {
-          encodedStates.clear();
-        }
-      }
+      watches.applied(outcome.revision(), outcome.changed(), logTime);
     }
     metrics.applied(command, outcome, logTime);
     if (command instanceof Command.ContinueGrants) {
@@ -318,7 +294,7 @@ final class Edge
 
   @Override
   public void sweep(Revocation.Sweep sweep) {
-    int watchesEnded = endWatchesDenied(sweep.access());
+    int watchesEnded = watches.endDenied(sweep.access());
     SemaphoreMachine m = machine;
     List<Command.RefuseWaiter> refusals =
         m == null ? List.of() : Revocation.refusals(sweep, m.waitingRequests());
@@ -330,10 +306,26 @@ final class Edge
 
   @Override
   public void heartbeat(long logTime) {
-    synchronized (watches) {
-      this.logTime = logTime;
-      watches.heartbeat(state);
-    }
+    watches.heartbeat(logTime);
+  }
+
+  @Override
+  public void startWatch(EdgeWatches.Start start, long logTime) {
+    watches.start(start, logTime);
+  }
+
+  @Override
+  public void catchUp(Connection connection, long logTime) {
+    watches.catchUp(connection, logTime);
+  }
+
+  /** The watches of this node's connections (decision 0041). */
+  private final EdgeWatches watches = new EdgeWatches(outbox);
+
+  /** The machine the replicator starts with (before any command; {@link #restored} replaces it). */
+  void attach(SemaphoreMachine machine) {
+    this.machine = machine;
+    watches.restored(machine);
   }
 
   @Override
@@ -353,18 +345,9 @@ final class Edge
             .build());
   }
 
-  /** Connections whose watches were left behind in the batch under way. Applying thread. */
-  private final java.util.Set<Connection> refusedThisBatch = new java.util.HashSet<>();
-
   @Override
   public void batchEnded() {
-    batches++;
-    if (!refusedThisBatch.isEmpty()) {
-      for (Connection c : refusedThisBatch) {
-        c.pacing().soon(); // runs on its loop after this batch's frames are written
-      }
-      refusedThisBatch.clear();
-    }
+    watches.batchEnded();
     if (continueAfterFlush) {
       continueAfterFlush = false;
       outbox.flush(() -> propose.accept(new Command.ContinueGrants()));
@@ -372,270 +355,6 @@ final class Edge
       outbox.flush();
     }
     metrics.batchEnded();
-  }
-
-  // ------------------------------------------------------------------ watches (decision 0041)
-
-  /** How many changed names the watches remember for catching a watcher up (a few MiB at most). */
-  static final int WATCH_RING = 65_536;
-
-  /** The watches; its monitor guards it, {@link #sinks} and {@link #state}. */
-  private final WatchHub watches = new WatchHub(WATCH_RING, 0);
-
-  /** Where each connection's watch events go. */
-  private final Map<Connection, WatchSink> sinks = new HashMap<>();
-
-  /** The machine the replicator applies to, read only on the applying thread. */
-  private StateReader state = StateReader.of(new SemaphoreMachine(io.semafor.core.Limits.DEFAULT));
-
-  /** The log time of the callback being handled: what times in a watched state count from. */
-  private long logTime;
-
-  /**
-   * The bytes of each state the hub handed out during the call being handled, by identity: the hub
-   * renders a changed state once for every watch of the same shape. Cleared after each call.
-   */
-  private final java.util.IdentityHashMap<io.semafor.core.Result, byte[]> encodedStates =
-      new java.util.IdentityHashMap<>();
-
-  /** The machine the replicator starts with (before any command; {@link #restored} replaces it). */
-  void attach(SemaphoreMachine machine) {
-    this.machine = machine;
-    synchronized (watches) {
-      state = StateReader.of(machine);
-      watches.restored(machine.revision());
-    }
-  }
-
-  /**
-   * A watch asked for on a connection: read through the replicator, so that it starts at a point of
-   * the apply order, with nothing applied between what it is first told and its first live event.
-   * Equal only to itself: an id unwatched and watched again is another start.
-   */
-  static final class WatchStart implements ReadOrigin {
-    private final Connection connection;
-    private final WatchRequest request;
-
-    WatchStart(Connection connection, WatchRequest request) {
-      this.connection = connection;
-      this.request = request;
-    }
-
-    Connection connection() {
-      return connection;
-    }
-
-    WatchRequest request() {
-      return request;
-    }
-
-    @Override
-    public void refused(String leaderHint) {
-      connection.readRefused(leaderHint);
-    }
-
-    @Override
-    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
-      connection.readAnswered();
-      to.startWatch(this, logTime);
-    }
-  }
-
-  /** A connection that can take events again: its watches left behind are caught up. */
-  record WatchCatchUp(Connection connection) implements ReadOrigin {
-    @Override
-    public void refused(String leaderHint) {
-      connection.pacing().caughtUp();
-      connection.notLeader(leaderHint);
-    }
-
-    @Override
-    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
-      to.catchUp(connection, logTime);
-    }
-  }
-
-  /** Time for every watch that keeps up to be told it is synced (proof of life, decision 0041). */
-  record WatchHeartbeat() implements ReadOrigin {
-    @Override
-    public void refused(String leaderHint) {} // the leader's heartbeat is the one that counts
-
-    @Override
-    public void answered(Query query, Reply reply, long logTime, ReadOrigin.Answers to) {
-      to.heartbeat(logTime);
-    }
-  }
-
-  /** How often watches are told they are synced when nothing else is said. */
-  static final java.time.Duration WATCH_HEARTBEAT = java.time.Duration.ofSeconds(30);
-
-  /**
-   * Batches ended so far: a watch sink counts what it queued in the current one. Applying thread.
-   */
-  private long batches;
-
-  /**
-   * The most bytes of watch events one connection is given in one batch before its watches are left
-   * behind, to go on once the connection has written them: more than the channel's high water mark
-   * (so that writing them makes it unwritable, and its draining asks for the rest), well under the
-   * unread cap (8 MiB by default), which a start of 100,000 states sent at once passed.
-   */
-  static final long WATCH_BYTES_PER_BATCH = 2L << 20;
-
-  /** Events of one connection's watches: queued in the outbox, written when the batch ends. */
-  private final class WatchSink implements WatchHub.Subscriber {
-    private final Connection connection;
-    private final Map<Long, WatchHub.Watch> byId = new HashMap<>();
-    private long batch = -1;
-    private long queued;
-
-    WatchSink(Connection connection) {
-      this.connection = connection;
-    }
-
-    private long queuedThisBatch() {
-      if (batch != batches) {
-        batch = batches;
-        queued = 0;
-      }
-      return queued;
-    }
-
-    @Override
-    public boolean keepingUp() {
-      boolean takes =
-          connection.pacing().takesEvents()
-              && queuedThisBatch() + connection.pacing().unsentBytes()
-                  < connection.pacing().turnBytes();
-      if (!takes) {
-        // left behind while its channel may stay writable (the turn is below the high water
-        // mark): no writability change would ask for the catch-up, so the batch's end does
-        refusedThisBatch.add(connection);
-      }
-      return takes;
-    }
-
-    @Override
-    public void deliver(WatchEvent event) {
-      queuedThisBatch();
-      if (event instanceof WatchEvent.Changed c) {
-        // every watch told this state gets the same bytes: encoded once, copied per frame
-        byte[] state =
-            encodedStates.computeIfAbsent(c.state(), s -> WireResults.watchedState(s, logTime));
-        EncodedFrame frame =
-            new EncodedFrame(
-                WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state));
-        queued += frame.body().length;
-        outbox.addWatchEvent(connection, frame);
-        return;
-      }
-      ServerFrame frame =
-          ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build();
-      queued += frame.getSerializedSize();
-      outbox.addWatchEvent(connection, frame);
-    }
-
-    /** Whether any of its watches was left behind (then a catch-up is asked for). */
-    boolean anyBehind() {
-      for (WatchHub.Watch w : byId.values()) {
-        if (watches.isBehind(w)) {
-          return true;
-        }
-      }
-      return false;
-    }
-  }
-
-  @Override
-  public void startWatch(WatchStart s, long logTime) {
-    synchronized (watches) {
-      if (!s.connection().watching(s)) {
-        return; // unwatched, or the connection closed, while the start was on its way
-      }
-      this.logTime = logTime;
-      WatchSink sink = sinks.computeIfAbsent(s.connection(), WatchSink::new);
-      WatchRequest r = s.request();
-      WatchHub.Watch w =
-          new WatchHub.Watch(sink, r.id(), r.name(), r.prefix(), r.limit(), r.summary());
-      sink.byId.put(r.id(), w);
-      watches.start(w, r.afterRevision(), state);
-      encodedStates.clear();
-      if (watches.isBehind(w)) {
-        s.connection().pacing().soon(); // the rest once what was queued is written
-      }
-    }
-  }
-
-  @Override
-  public void catchUp(Connection connection, long logTime) {
-    connection.pacing().caughtUp();
-    synchronized (watches) {
-      WatchSink sink = sinks.get(connection);
-      if (sink == null) {
-        return;
-      }
-      this.logTime = logTime;
-      for (WatchHub.Watch w : sink.byId.values()) {
-        watches.catchUp(w, state);
-      }
-      encodedStates.clear();
-      if (sink.anyBehind()) {
-        connection.pacing().soon();
-      }
-    }
-  }
-
-  /** Ends the watch {@code id} of {@code connection}. Any thread. */
-  void unwatch(Connection connection, long id) {
-    synchronized (watches) {
-      WatchSink sink = sinks.get(connection);
-      WatchHub.Watch w = sink == null ? null : sink.byId.remove(id);
-      if (w != null) {
-        watches.stop(w);
-      }
-    }
-  }
-
-  /**
-   * Ends, with a {@code FAILED} event PERMISSION_DENIED queued after whatever it was sent before,
-   * every watch whose principal may no longer read what it watches under {@code access} (decision
-   * 0047). Applying thread. Returns how many ended.
-   */
-  private int endWatchesDenied(Access access) {
-    if (!access.enforced()) {
-      return 0;
-    }
-    int ended = 0;
-    synchronized (watches) {
-      for (WatchSink sink : sinks.values()) {
-        Principal who = sink.connection.principal();
-        var it = sink.byId.values().iterator();
-        while (it.hasNext()) {
-          WatchHub.Watch w = it.next();
-          String denied =
-              who == null
-                  ? "a connection begins with Hello and its credentials"
-                  : Authorizer.deny(access, who, new Query.Get(w.name()));
-          if (denied == null) {
-            continue;
-          }
-          it.remove();
-          watches.stop(w);
-          sink.connection.watchEnded(w.id());
-          outbox.add(
-              sink.connection,
-              ServerFrame.newBuilder()
-                  .setWatchEvent(
-                      WireResults.watchFailed(
-                          w.id(),
-                          io.semafor.ErrorCode.PERMISSION_DENIED,
-                          denied + " (the rules changed; the watch ended)"))
-                  .build());
-          ended++;
-        }
-      }
-    }
-    return ended;
   }
 
   /**
@@ -655,19 +374,17 @@ final class Edge
 
   /** Ends every watch of a connection that closed. Any thread. */
   void connectionClosed(Connection connection) {
-    synchronized (watches) {
-      WatchSink sink = sinks.remove(connection);
-      if (sink != null) {
-        watches.stopAll(sink);
-      }
-    }
+    watches.connectionClosed(connection);
+  }
+
+  /** Ends the watch {@code id} of {@code connection}. Any thread. */
+  void unwatch(Connection connection, long id) {
+    watches.unwatch(connection, id);
   }
 
   /** How many watches are running, for the metrics. */
   int watchCount() {
-    synchronized (watches) {
-      return watches.watches();
-    }
+    return watches.count();
   }
 
   /** The command to propose when a machine timer fires. */

@@ -13,9 +13,9 @@ import io.semafor.core.Reply;
 sealed interface ReadOrigin
     permits PendingRead,
         Edge.LocalRead,
-        Edge.WatchStart,
-        Edge.WatchCatchUp,
-        Edge.WatchHeartbeat,
+        EdgeWatches.Start,
+        EdgeWatches.CatchUp,
+        EdgeWatches.Heartbeat,
         Revocation.Sweep {
   /**
    * The read was not made: this node does not lead ({@code leaderHint}, the leader's client
@@ -32,7 +32,7 @@ sealed interface ReadOrigin
     void readAnswered(PendingRead read, Query query, Reply reply, long logTime);
 
     /** A watch starts here in the apply order. */
-    void startWatch(Edge.WatchStart start, long logTime);
+    void startWatch(EdgeWatches.Start start, long logTime);
 
     /** {@code connection}'s watches left behind catch up from here. */
     void catchUp(Connection connection, long logTime);

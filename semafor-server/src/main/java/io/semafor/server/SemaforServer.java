@@ -173,7 +173,7 @@ public final class SemaforServer implements AutoCloseable {
           config.tls() == null ? ", in plain text" : "");
     }
     this.admin = config.adminPort() < 0 ? null : startAdmin();
-    long every = Edge.WATCH_HEARTBEAT.toNanos();
+    long every = EdgeWatches.HEARTBEAT.toNanos();
     this.watchHeartbeat =
         workers.scheduleAtFixedRate(this::watchHeartbeat, every, every, TimeUnit.NANOSECONDS);
   }
@@ -186,7 +186,7 @@ public final class SemaforServer implements AutoCloseable {
       return;
     }
     try {
-      replicator.read(new io.semafor.core.Query.Barrier(), new Edge.WatchHeartbeat());
+      replicator.read(new io.semafor.core.Query.Barrier(), new EdgeWatches.Heartbeat());
     } catch (RuntimeException e) {
       log.debug("watch heartbeat not sent: {}", e.toString());
     }

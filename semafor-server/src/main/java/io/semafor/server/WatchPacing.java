@@ -29,7 +29,7 @@ final class WatchPacing {
   /**
    * The pacing of {@code connection}'s watches, caught up through {@code replicator}, which may
    * have a quarter of the unread cap of {@code limits} unsent at once (at most {@link
-   * Edge#WATCH_BYTES_PER_BATCH}, so that a large start never reaches the cap); {@code watching}
+   * EdgeWatches#BYTES_PER_BATCH}, so that a large start never reaches the cap); {@code watching}
    * says whether any runs.
    */
   WatchPacing(
@@ -39,7 +39,7 @@ final class WatchPacing {
       BooleanSupplier watching) {
     this.connection = connection;
     this.replicator = replicator;
-    this.turnBytes = Math.min(Edge.WATCH_BYTES_PER_BATCH, limits.maxUnreadBytes() / 4);
+    this.turnBytes = Math.min(EdgeWatches.BYTES_PER_BATCH, limits.maxUnreadBytes() / 4);
     this.watching = watching;
   }
 
@@ -69,7 +69,7 @@ final class WatchPacing {
       return;
     }
     try {
-      replicator.read(new Query.Barrier(), new Edge.WatchCatchUp(connection));
+      replicator.read(new Query.Barrier(), new EdgeWatches.CatchUp(connection));
     } catch (Replicator.ReplicatorClosedException e) {
       // shutting down: nothing to catch up
     }
