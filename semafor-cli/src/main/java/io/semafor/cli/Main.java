@@ -2,6 +2,7 @@ package io.semafor.cli;
 
 import io.semafor.client.SemaforException;
 import io.semafor.replication.DataDamagedException;
+import io.semafor.server.ListenFailed;
 import io.semafor.server.options.CommandLines;
 import io.semafor.server.options.ConfigDefaults;
 import java.io.PrintWriter;
@@ -130,8 +131,7 @@ public final class Main {
     if (command.getCommand() instanceof ServerCommand server && CommandLines.cannotListen(e)) {
       err.println(
           "semafor server: "
-              + CommandLines.cannotListenMessage(
-                  e, server.clientPortOption(), server.listenAddress()));
+              + ListenFailed.messageFor(e, server.clientPortOption(), server.listenAddress()));
       return ExitCodes.FAILED;
     }
     if (e instanceof InterruptedException) {

@@ -50,4 +50,32 @@ public final class ListenFailed extends UncheckedIOException {
   public String address() {
     return host + ":" + number;
   }
+
+  /**
+   * What a server that could not listen says, after its command's name: the address and the option
+   * of the port that failed when {@code e} says which (a {@link ListenFailed}), else {@code
+   * fallback} (the address the command was given). {@code cannot listen on 127.0.0.1:7401
+   * (--admin-port): Address already in use}.
+   *
+   * @param clientPortOption what sets the client port, for the message: {@code --port}
+   */
+  public static String messageFor(Throwable e, String clientPortOption, String fallback) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ListenFailed failed) {
+        String option =
+            switch (failed.port()) {
+              case ADMIN -> "--admin-port";
+              case HTTP -> "--http-port";
+              case CLIENT -> clientPortOption;
+            };
+        return "cannot listen on "
+            + failed.address()
+            + " ("
+            + option
+            + "): "
+            + CommandLines.rootMessage(e);
+      }
+    }
+    return "cannot listen on " + fallback + ": " + CommandLines.rootMessage(e);
+  }
 }

@@ -82,7 +82,7 @@ public final class Main implements Callable<Integer> {
     if (CommandLines.cannotListen(e) && line.getCommand() instanceof Main main) {
       err.println(
           "semafor-server: "
-              + CommandLines.cannotListenMessage(
+              + ListenFailed.messageFor(
                   e, "--port", main.options.host() + ":" + main.options.port()));
       return 1;
     }

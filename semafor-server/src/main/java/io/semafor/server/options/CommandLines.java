@@ -53,29 +53,6 @@ public final class CommandLines {
   }
 
   /**
-   * What a server that could not listen says, after its command's name: the address and the option
-   * of the port that failed when {@code e} says which ({@link io.semafor.server.ListenFailed}),
-   * else {@code fallback} (the address the command was given). {@code cannot listen on
-   * 127.0.0.1:7401 (--admin-port): Address already in use}.
-   *
-   * @param clientPortOption what sets the client port, for the message: {@code --port}
-   */
-  public static String cannotListenMessage(Throwable e, String clientPortOption, String fallback) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof io.semafor.server.ListenFailed failed) {
-        String option =
-            switch (failed.port()) {
-              case ADMIN -> "--admin-port";
-              case HTTP -> "--http-port";
-              case CLIENT -> clientPortOption;
-            };
-        return "cannot listen on " + failed.address() + " (" + option + "): " + rootMessage(e);
-      }
-    }
-    return "cannot listen on " + fallback + ": " + rootMessage(e);
-  }
-
-  /**
    * The message of {@code e}'s root cause, without the Netty native prefix ({@code bind(..) failed
    * with error(-98): Address already in use} reads {@code Address already in use}).
    */
