@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.Message;
 import com.google.protobuf.TextFormat;
 import io.semafor.client.internal.session.SessionEffect;
+import io.semafor.client.internal.session.SessionError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,22 +92,42 @@ final class ExchangeLog {
     return out;
   }
 
-  /** An effect of the client's machine as the trace writes it. */
+  /**
+   * An effect of the client's machine as the trace writes it: spelled as a client trace spells it
+   * (docs/protocol.md §9), so a client that plays those plays these with the same code.
+   */
   static void describe(SessionEffect effect, ObjectNode o) {
     if (effect instanceof SessionEffect.Send s) {
       o.put("send", text(s.frame()));
     } else if (effect instanceof SessionEffect.Dial d) {
       o.putObject("dial").put("conn", d.conn()).put("address", d.address());
     } else if (effect instanceof SessionEffect.Hangup h) {
-      o.put("hangup", h.conn());
-    } else if (effect instanceof SessionEffect.Completed c) {
-      o.putObject("completed").put("id", c.requestId()).put("response", text(c.response()));
-    } else if (effect instanceof SessionEffect.Failed f) {
-      o.putObject("failed").put("id", f.requestId()).put("code", String.valueOf(f.error().code()));
+      o.putObject("hangup").put("conn", h.conn());
     } else if (effect instanceof SessionEffect.Opened op) {
-      o.putObject("opened").put("session_id", op.sessionId()).put("resumed", op.resumed());
+      o.putObject("opened")
+          .put("session_id", op.sessionId())
+          .put("resumed", op.resumed())
+          .put("ttl_ns", op.ttlNanos())
+          .put("principal", op.principal())
+          .put("epoch", op.epoch());
+    } else if (effect instanceof SessionEffect.Completed c) {
+      o.putObject("completed").put("request_id", c.requestId()).put("response", text(c.response()));
+    } else if (effect instanceof SessionEffect.Failed f) {
+      error(o.putObject("failed").put("request_id", f.requestId()), f.error());
+    } else if (effect instanceof SessionEffect.SessionLost l) {
+      error(o.putObject("session_lost"), l.error());
+    } else if (effect instanceof SessionEffect.AcknowledgementsConfirmed c) {
+      o.putObject("acknowledgements_confirmed").put("token", c.token());
     } else {
-      o.put("other", effect.getClass().getSimpleName());
+      throw new AssertionError("an effect an exchange trace does not write: " + effect);
+    }
+  }
+
+  private static void error(ObjectNode o, SessionError error) {
+    o.put("code", error.code().name());
+    o.put("outcome_known", error.outcomeKnown());
+    if (!error.leader().isEmpty()) {
+      o.put("leader", error.leader());
     }
   }
 
