@@ -32,7 +32,7 @@ final class Credentials {
   private @Nullable String counted;
 
   /** When the token expires, on the monotonic clock; {@link Long#MAX_VALUE} if never. */
-  private long expiresAt = Long.MAX_VALUE;
+  private long expiresAt = Deadlines.NEVER;
 
   /** The token's expiry was acted on. */
   private boolean expiryHandled;
@@ -83,7 +83,7 @@ final class Credentials {
     Instant expires = who.expires();
     expiresAt =
         expires == null
-            ? Long.MAX_VALUE
+            ? Deadlines.NEVER
             : now.nanos() + Math.max(0, Duration.between(now.wall(), expires).toNanos());
     if (!node.access().stillAdmits(who, token, now.wall())) {
       // a reload revoked the token between the check above and this connection's taking it, and
@@ -131,7 +131,7 @@ final class Credentials {
    */
   boolean expired(Moment now, long sessionId) {
     Principal who = principal;
-    if (who == null || !(who.expiredAt(now.wall()) || now.nanos() - expiresAt >= 0)) {
+    if (who == null || !(who.expiredAt(now.wall()) || Deadlines.passed(now.nanos(), expiresAt))) {
       return false;
     }
     if (!expiryHandled) {
@@ -148,7 +148,7 @@ final class Credentials {
 
   /** When the token's expiry is due to be acted on; {@link Long#MAX_VALUE} if never. */
   long expiryDeadline() {
-    return principal == null || expiryHandled ? Long.MAX_VALUE : expiresAt;
+    return principal == null || expiryHandled ? Deadlines.NEVER : expiresAt;
   }
 
   /** Whether the connection still stands under {@code access} at {@code now}. */

@@ -130,7 +130,7 @@ public final class ServerSession {
       return effects.take();
     }
     long due = quietDeadline();
-    if (now.nanos() - due >= 0) {
+    if (Deadlines.passed(now.nanos(), due)) {
       effects.fatal(ErrorCode.RESOURCE_EXHAUSTED, quietReason());
     }
     return effects.take();
@@ -142,11 +142,10 @@ public final class ServerSession {
    */
   public long nextDeadline() {
     if (effects.closed()) {
-      return Long.MAX_VALUE;
+      return Deadlines.NEVER;
     }
     long due = quietDeadline();
-    long expiry = credentials.expiryDeadline();
-    return expiry - due < 0 ? expiry : due;
+    return Deadlines.earlier(credentials.expiryDeadline(), due);
   }
 
   /** The node opened the session this connection asked for. */
@@ -460,7 +459,7 @@ public final class ServerSession {
    */
   private long quietDeadline() {
     if (attached != 0 || opening.inProgress() || admission.watchCount() > 0) {
-      return Long.MAX_VALUE;
+      return Deadlines.NEVER;
     }
     if (lastSessionId == 0) {
       return connectedAt + rules.helloTimeout().toNanos();

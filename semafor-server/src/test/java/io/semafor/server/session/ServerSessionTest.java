@@ -528,6 +528,32 @@ class ServerSessionTest {
     assertThat(machine.nextDeadline()).isEqualTo(Long.MAX_VALUE);
   }
 
+  @Test
+  void aMonotonicClockThatReadsNegativeTimesNothingOutEarly() {
+    // System.nanoTime() has an arbitrary origin: its readings may be negative
+    long origin = -Long.MAX_VALUE / 2;
+    ServerSession m = new ServerSession(RULES, node, random(), PEER, new Moment(origin, EPOCH));
+    List<ServerEffect> open = m.received(h(hello()), new Moment(origin + 1, EPOCH));
+    node.live(7, 1, ((ServerEffect.OpenSession) last(open)).command().owner());
+    m.opened(7);
+
+    List<ServerEffect> later = m.received(keepAlive(0).build(), new Moment(origin + 2, EPOCH));
+
+    assertThat(later).noneMatch(e -> e instanceof ServerEffect.SendAndClose);
+    assertThat(m.tick(new Moment(origin + 3, EPOCH))).isEmpty();
+    assertThat(m.nextDeadline()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aHelloTimeoutOnANegativeClockFallsDueAsOnAnyOther() {
+    long origin = -Long.MAX_VALUE / 2;
+    ServerSession m = new ServerSession(RULES, node, random(), PEER, new Moment(origin, EPOCH));
+
+    assertThat(m.nextDeadline()).isEqualTo(origin + Duration.ofSeconds(10).toNanos());
+    assertThat(m.tick(new Moment(origin + Duration.ofSeconds(10).toNanos(), EPOCH)))
+        .anyMatch(e -> e instanceof ServerEffect.SendAndClose);
+  }
+
   // ------------------------------------------------------------------ reads and backpressure
 
   @Test
