@@ -279,7 +279,7 @@ public final class ServerSession {
     return admission.watchCount();
   }
 
-  /** Whether the connection has been effects.closed() by the machine or has gone. */
+  /** Whether the connection has been closed by the machine or has gone. */
   public boolean closed() {
     return effects.closed();
   }
