@@ -131,13 +131,17 @@ final class LinkedMachines {
 
   /** The client's caller submits an increment of {@code amount}. */
   void submit(int amount) {
-    Request r = increment(amount);
+    submitted.put(submit(increment(amount)), amount);
+  }
+
+  /** The client's caller submits {@code r}; its id. */
+  long submit(Request r) {
     if (log != null) {
       log.client(now, "submit").put("request", ExchangeLog.text(r));
     }
     long id = client.submit(r, now, false, OptionalLong.empty());
-    submitted.put(id, amount);
     effects();
+    return id;
   }
 
   /** The link carries up to {@code n} frames from the client to the server. */
@@ -229,7 +233,7 @@ final class LinkedMachines {
       if (toServer.isEmpty()
           && !pendingToClient()
           && client.pendingIds().isEmpty()
-          && submitted.size() == answers.size()) {
+          && answers.keySet().containsAll(submitted.keySet())) {
         return;
       }
       toServer(Integer.MAX_VALUE);
