@@ -146,10 +146,14 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     boolean writable = ctx.channel().isWritable();
-    List<ServerEffect> effects;
+    List<ServerEffect> effects = List.of();
     synchronized (lock) {
       ServerSession m = machine;
-      effects = m == null ? List.of() : m.writable(writable, Moment.now());
+      if (m != null) {
+        // parked frames handled now may move the deadline (a Hello, the last watch stopped)
+        effects = m.writable(writable, Moment.now());
+        rearm(m);
+      }
     }
     run(effects);
     if (writable) {
@@ -307,6 +311,7 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
       ServerSession m = machine;
       if (m != null) {
         m.watchEnded(id);
+        rearm(m); // a connection left without a session or a watch is timed again
       }
     }
   }
