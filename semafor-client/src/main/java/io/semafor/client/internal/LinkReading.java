@@ -71,7 +71,7 @@ final class LinkReading {
     boolean registered = false;
     try {
       while (!call.answer.isDone()) {
-        if (System.nanoTime() - deadline >= 0) {
+        if (Deadlines.passed(System.nanoTime(), deadline)) {
           // checked first, each time round: a connection that answers keep-alives (the nudges)
           // but never this call kept the reading thread coming back here
           Wire w = link.wire;
@@ -106,7 +106,8 @@ final class LinkReading {
           registered = true;
         }
         if (!call.answer.isDone() && (link.wire == null || reading.isLocked())) {
-          LockSupport.parkNanos(this, Math.min(MAX_PARK_NANOS, deadline - System.nanoTime()));
+          LockSupport.parkNanos(
+              this, Deadlines.remaining(System.nanoTime(), deadline, MAX_PARK_NANOS));
         }
         if (Thread.interrupted()) {
           throw new InterruptedException();
@@ -138,7 +139,7 @@ final class LinkReading {
       if (!readOne(w, conn)) {
         return;
       }
-      if (System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
+      if (Deadlines.passed(System.nanoTime(), deadline) || Thread.currentThread().isInterrupted()) {
         return; // the caller throws; the conductor's nudge made a frame arrive to get us here
       }
     }
@@ -210,7 +211,7 @@ final class LinkReading {
   /** Whether a reading caller is past its deadline or interrupted: it needs a frame to look up. */
   boolean wantsNudge(long now) {
     Thread reader = userReader;
-    return reader != null && (reader.isInterrupted() || now - userReaderDeadline >= 0);
+    return reader != null && (reader.isInterrupted() || Deadlines.passed(now, userReaderDeadline));
   }
 
   /** Called by the conductor every turn: wakes the reader thread if it should read. */

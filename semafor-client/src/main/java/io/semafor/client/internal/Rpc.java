@@ -92,7 +92,7 @@ public final class Rpc {
     try {
       Call call = link.request(request, false, claim);
       long deadline =
-          timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos + answerTimeoutNanos;
+          timeoutNanos < 0 ? Deadlines.NONE : System.nanoTime() + timeoutNanos + answerTimeoutNanos;
       Response answer;
       try {
         answer = check((Response) link.await(call, deadline));
