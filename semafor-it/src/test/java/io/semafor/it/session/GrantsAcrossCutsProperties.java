@@ -36,17 +36,14 @@ class GrantsAcrossCutsProperties {
   /** One thing that happens to the client's caller, the link or the clock. */
   sealed interface Action {}
 
+  /** The caller acquires one owned permit, waiting as long as it takes. */
   record Take() implements Action {}
 
+  /** The caller releases one permit it knows it holds. */
   record Give() implements Action {}
 
-  record ToServer(int frames) implements Action {}
-
-  record ToClient(int frames) implements Action {}
-
-  record Advance(long millis) implements Action {}
-
-  record Cut() implements Action {}
+  /** The link or the clock acts. */
+  record Link(LinkAction action) implements Action {}
 
   @Provide
   Arbitrary<List<Action>> histories() {
@@ -54,13 +51,7 @@ class GrantsAcrossCutsProperties {
         Arbitraries.frequencyOf(
             Tuple.of(4, Arbitraries.just((Action) new Take())),
             Tuple.of(3, Arbitraries.just((Action) new Give())),
-            Tuple.of(
-                5, Arbitraries.integers().between(1, 6).map(ToServer::new).map(a -> (Action) a)),
-            Tuple.of(
-                5, Arbitraries.integers().between(1, 6).map(ToClient::new).map(a -> (Action) a)),
-            Tuple.of(
-                3, Arbitraries.longs().between(0, 1200).map(Advance::new).map(a -> (Action) a)),
-            Tuple.of(1, Arbitraries.just((Action) new Cut())));
+            Tuple.of(LinkAction.WEIGHT, LinkAction.any().map(Link::new).map(a -> (Action) a)));
     return action.list().ofMaxSize(80);
   }
 
@@ -90,14 +81,8 @@ class GrantsAcrossCutsProperties {
                     .build()));
       } else if (a instanceof Give && granted(sim, takes) > gives.size()) {
         gives.add(sim.submit(RELEASE)); // only what the client knows it holds
-      } else if (a instanceof ToServer t) {
-        sim.toServer(t.frames());
-      } else if (a instanceof ToClient t) {
-        sim.toClient(t.frames());
-      } else if (a instanceof Advance adv) {
-        sim.advance(adv.millis() * SessionConfig.MS);
-      } else if (a instanceof Cut) {
-        sim.cutAndTell();
+      } else if (a instanceof Link l) {
+        l.action().applyTo(sim);
       }
     }
     // the client gives back each permit as it learns it holds it, the link delivering everything

@@ -3,7 +3,6 @@ package io.semafor.it.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.semafor.client.internal.session.ClientSession;
-import io.semafor.client.internal.session.SessionConfig;
 import io.semafor.protocol.v1.Response;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -24,31 +23,21 @@ import net.jqwik.api.Tuple;
  */
 class SessionMachinesProperties {
 
-  /** One thing that happens to the client, the link or the clock. */
+  /** One thing that happens to the client's caller, the link or the clock. */
   sealed interface Action {}
 
+  /** The caller submits an increment of {@code amount}. */
   record Submit(int amount) implements Action {}
 
-  record ToServer(int frames) implements Action {}
-
-  record ToClient(int frames) implements Action {}
-
-  record Advance(long millis) implements Action {}
-
-  record Cut() implements Action {}
+  /** The link or the clock acts. */
+  record Link(LinkAction action) implements Action {}
 
   @Provide
   Arbitrary<List<Action>> histories() {
     Arbitrary<Action> action =
         Arbitraries.frequencyOf(
             Tuple.of(5, Arbitraries.integers().between(1, 3).map(Submit::new).map(a -> (Action) a)),
-            Tuple.of(
-                5, Arbitraries.integers().between(1, 6).map(ToServer::new).map(a -> (Action) a)),
-            Tuple.of(
-                5, Arbitraries.integers().between(1, 6).map(ToClient::new).map(a -> (Action) a)),
-            Tuple.of(
-                3, Arbitraries.longs().between(0, 1200).map(Advance::new).map(a -> (Action) a)),
-            Tuple.of(1, Arbitraries.just((Action) new Cut())));
+            Tuple.of(LinkAction.WEIGHT, LinkAction.any().map(Link::new).map(a -> (Action) a)));
     return action.list().ofMaxSize(80);
   }
 
@@ -59,14 +48,8 @@ class SessionMachinesProperties {
     for (Action a : history) {
       if (a instanceof Submit s) {
         sim.submit(s.amount());
-      } else if (a instanceof ToServer t) {
-        sim.toServer(t.frames());
-      } else if (a instanceof ToClient t) {
-        sim.toClient(t.frames());
-      } else if (a instanceof Advance adv) {
-        sim.advance(adv.millis() * SessionConfig.MS);
-      } else if (a instanceof Cut) {
-        sim.cutAndTell();
+      } else if (a instanceof Link l) {
+        l.action().applyTo(sim);
       }
     }
     sim.heal();
