@@ -13,6 +13,7 @@ import io.semafor.server.session.WatchRequest;
 import io.semafor.server.watch.StateReader;
 import io.semafor.server.watch.WatchEvent;
 import io.semafor.server.watch.WatchHub;
+import io.semafor.server.wire.ChangedFrame;
 import io.semafor.server.wire.WireResults;
 import java.time.Duration;
 import java.util.HashMap;
@@ -187,7 +188,7 @@ final class EdgeWatches {
    */
   static final long BYTES_PER_BATCH = 2L << 20;
 
-  /** Events of one connection's watches: queued in the outbox, written when the batch ends. */
+  /** Events of one connection's watches: framed into the outbox, written when the batch ends. */
   private final class WatchSink implements WatchHub.Subscriber {
     private final Connection connection;
     private final Map<Long, WatchHub.Watch> byId = new HashMap<>();
@@ -223,21 +224,22 @@ final class EdgeWatches {
     @Override
     public void deliver(WatchEvent event) {
       queuedThisBatch();
+      WatchBytes to = outbox.watchBytes(connection);
+      if (to == null) {
+        return; // closed: its watches end with it
+      }
       if (event instanceof WatchEvent.Changed c) {
         // every watch told this state gets the same bytes: encoded once, copied per frame
         byte[] state =
             encodedStates.computeIfAbsent(c.state(), s -> WireResults.watchedState(s, logTime));
-        EncodedFrame frame =
-            new EncodedFrame(
-                WireResults.changedFrame(c.id(), c.revision(), c.name(), c.state(), state));
-        queued += frame.body().length;
-        outbox.addWatchEvent(connection, frame);
+        queued += to.append(ChangedFrame.of(c.id(), c.revision(), c.name(), c.state(), state));
         return;
       }
-      ServerFrame frame =
-          ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(event, logTime)).build();
-      queued += frame.getSerializedSize();
-      outbox.addWatchEvent(connection, frame);
+      queued +=
+          to.append(
+              ServerFrame.newBuilder()
+                  .setWatchEvent(WireResults.watchEvent(event, logTime))
+                  .build());
     }
 
     /** Whether any of its watches was left behind (then a catch-up is asked for). */

@@ -13,6 +13,8 @@ import io.netty.util.ReferenceCountUtil;
 import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ClientFrame;
 import io.semafor.server.options.Durations;
+import io.semafor.server.wire.ChangedFrame;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -193,29 +195,46 @@ final class FrameCodec {
     }
   }
 
-  /** Writes {@link EncodedFrame}s: the length, then the bytes as they are. */
-  static final class EncodedEncoder extends MessageToByteEncoder<EncodedFrame> {
-    @Override
-    protected void encode(ChannelHandlerContext ctx, EncodedFrame frame, ByteBuf out) {
-      out.ensureWritable(Frames.PREFIX_BYTES + frame.body().length);
-      out.writeInt(frame.body().length);
-      out.writeBytes(frame.body());
-    }
-  }
-
   /** Writes each message as one frame into one buffer. */
   static final class Encoder extends MessageToByteEncoder<MessageLite> {
     @Override
     protected void encode(ChannelHandlerContext ctx, MessageLite message, ByteBuf out)
         throws Exception {
-      int size = message.getSerializedSize();
-      out.ensureWritable(Frames.PREFIX_BYTES + size);
-      out.writeInt(size);
-      int at = out.writerIndex();
-      CodedOutputStream coded = CodedOutputStream.newInstance(out.nioBuffer(at, size));
-      message.writeTo(coded);
-      coded.flush();
-      out.writerIndex(at + size);
+      FrameCodec.write(message, out);
     }
+  }
+
+  /** Appends {@code message} to {@code out} as one frame: its length, then its bytes. */
+  static int write(MessageLite message, ByteBuf out) throws IOException {
+    int size = message.getSerializedSize();
+    CodedOutputStream coded = frame(out, size);
+    message.writeTo(coded);
+    return framed(out, coded, size);
+  }
+
+  /** Appends {@code frame} to {@code out}: its length, then its bytes. */
+  static int write(ChangedFrame frame, ByteBuf out) throws IOException {
+    int size = frame.size();
+    CodedOutputStream coded = frame(out, size);
+    frame.writeTo(coded);
+    return framed(out, coded, size);
+  }
+
+  /** Writes the length prefix of a {@code size}-byte frame; returns where its bytes go. */
+  private static CodedOutputStream frame(ByteBuf out, int size) {
+    out.ensureWritable(Frames.PREFIX_BYTES + size);
+    out.writeInt(size);
+    return CodedOutputStream.newInstance(out.nioBuffer(out.writerIndex(), size));
+  }
+
+  /** Ends a frame begun by {@link #frame}; returns the bytes it took, the prefix included. */
+  private static int framed(ByteBuf out, CodedOutputStream coded, int size) throws IOException {
+    coded.flush();
+    if (coded.getTotalBytesWritten() != size) {
+      throw new IllegalStateException(
+          "a frame of " + size + " bytes wrote " + coded.getTotalBytesWritten());
+    }
+    out.writerIndex(out.writerIndex() + size);
+    return Frames.PREFIX_BYTES + size;
   }
 }

@@ -1,5 +1,6 @@
 package io.semafor.server;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.semafor.protocol.v1.ServerFrame;
@@ -23,15 +24,33 @@ import org.jspecify.annotations.Nullable;
 final class Outbox {
   private final List<Channel> channels = new ArrayList<>();
 
+  /** What goes to each of {@link #channels}, in the order queued. */
+  private final List<Outgoing> frames = new ArrayList<>();
+
   /**
-   * Each a {@link ServerFrame}, a {@link ReadAnswer} (a ServerFrame that frees a read's slot once
-   * written), or a {@link WatchFrame} (a ServerFrame or an {@link EncodedFrame}, flushed late).
+   * Each connection's watch events still being added to: closed by anything else queued for the
+   * connection (so that its frames leave in the order they were queued), and by the flush.
    */
-  private final List<Object> frames = new ArrayList<>();
+  private final IdentityHashMap<Connection, WatchBytes> openWatchBytes = new IdentityHashMap<>();
+
+  /** Something queued for a channel. */
+  private sealed interface Outgoing {}
+
+  /** A frame, flushed at once. */
+  private record Frame(ServerFrame frame) implements Outgoing {}
+
+  /** A read's answer and the connection whose read it answers. */
+  private record ReadAnswer(Connection connection, ServerFrame frame) implements Outgoing {}
+
+  /** Watch events and the connection whose deferred flush sends them. */
+  private record WatchEvents(Connection connection, WatchBytes bytes) implements Outgoing {}
 
   /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
   void add(Connection connection, ServerFrame frame) {
-    queue(connection, frame);
+    Channel channel = connection.channel();
+    if (channel != null) {
+      queue(connection, channel, new Frame(frame));
+    }
   }
 
   /**
@@ -42,39 +61,39 @@ final class Outbox {
   void addReadAnswer(Connection connection, ServerFrame frame) {
     Channel channel = connection.channel();
     if (channel != null) {
-      channels.add(channel);
-      frames.add(new ReadAnswer(connection, frame));
+      queue(connection, channel, new ReadAnswer(connection, frame));
     } else {
       connection.readAnswered();
     }
   }
 
-  /** A read's answer and the connection whose read it answers. */
-  private record ReadAnswer(Connection connection, ServerFrame frame) {}
-
   /**
-   * Queues a watch event for {@code connection}: a {@link ServerFrame}, or an {@link EncodedFrame}
-   * (a changed state encoded once for every watcher, decision 0041). Written with the batch, but
-   * flushed at the end of its loop's turn ({@link DeferredFlush}) unless an answer to the same
-   * connection flushes it first.
+   * Where to add watch events for {@code connection}, or null if it has no channel: the buffer its
+   * events of this batch go into since anything else was queued for it. Written with the batch, but
+   * flushed later ({@link DeferredFlush}) unless an answer to the same connection flushes it first.
    */
-  void addWatchEvent(Connection connection, Object frame) {
-    Channel channel = connection.channel();
-    if (channel != null) {
-      channels.add(channel);
-      frames.add(new WatchFrame(connection, frame));
+  @Nullable WatchBytes watchBytes(Connection connection) {
+    WatchBytes open = openWatchBytes.get(connection);
+    if (open != null) {
+      return open;
     }
+    Channel channel = connection.channel();
+    if (channel == null) {
+      return null;
+    }
+    WatchBytes bytes = new WatchBytes(channel.alloc());
+    channels.add(channel);
+    frames.add(new WatchEvents(connection, bytes));
+    openWatchBytes.put(connection, bytes);
+    return bytes;
   }
 
-  /** A watch event and the connection whose deferred flush sends it. */
-  private record WatchFrame(Connection connection, Object frame) {}
-
-  private void queue(Connection connection, Object frame) {
-    Channel channel = connection.channel();
-    if (channel != null) {
-      channels.add(channel);
-      frames.add(frame);
+  private void queue(Connection connection, Channel channel, Outgoing frame) {
+    if (!openWatchBytes.isEmpty()) {
+      openWatchBytes.remove(connection);
     }
+    channels.add(channel);
+    frames.add(frame);
   }
 
   /** Writes everything queued since the last flush. */
@@ -97,6 +116,7 @@ final class Outbox {
       }
       return;
     }
+    openWatchBytes.clear();
     IdentityHashMap<EventLoop, Delivery> elsewhere = null;
     boolean wroteHere = false;
     for (int i = 0; i < n; i++) {
@@ -143,9 +163,9 @@ final class Outbox {
     }
   }
 
-  /** Flushes {@code channel} after writing {@code frame}: now, or at the end of the turn. */
-  private static void flush(Channel channel, Object frame) {
-    if (frame instanceof WatchFrame watch) {
+  /** Flushes {@code channel} after writing {@code frame}: now, or soon if only watch events. */
+  private static void flush(Channel channel, Outgoing frame) {
+    if (frame instanceof WatchEvents watch) {
       watch.connection().watchFlush().soon(channel);
     } else {
       channel.flush();
@@ -153,11 +173,18 @@ final class Outbox {
   }
 
   @SuppressWarnings("FutureReturnValueIgnored") // a void promise: failures close the channel
-  private static void write(Channel channel, Object frame) {
-    Object written =
-        frame instanceof ReadAnswer answer
-            ? answer.frame()
-            : frame instanceof WatchFrame watch ? watch.frame() : frame;
+  private static void write(Channel channel, Outgoing frame) {
+    if (frame instanceof WatchEvents watch) {
+      ByteBuf bytes = watch.bytes().buffer();
+      if (channel.isActive() && bytes.isReadable()) {
+        channel.write(bytes, channel.voidPromise()); // released by the channel once written
+      } else {
+        bytes.release();
+      }
+      return;
+    }
+    ServerFrame written =
+        frame instanceof ReadAnswer answer ? answer.frame() : ((Frame) frame).frame();
     if (channel.isActive()) {
       channel.write(written, channel.voidPromise());
     }
@@ -171,9 +198,9 @@ final class Outbox {
   /** The frames bound for one other event loop, written and flushed there in one go. */
   private static final class Delivery implements Runnable {
     private final List<Channel> channels = new ArrayList<>();
-    private final List<Object> frames = new ArrayList<>();
+    private final List<Outgoing> frames = new ArrayList<>();
 
-    void add(Channel channel, Object frame) {
+    void add(Channel channel, Outgoing frame) {
       channels.add(channel);
       frames.add(frame);
     }

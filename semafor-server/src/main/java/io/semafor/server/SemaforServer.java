@@ -156,7 +156,6 @@ public final class SemaforServer implements AutoCloseable {
                                 pendingFrames,
                                 clientLimits.frameTimeout().toNanos()))
                         .addLast("frames-out", new FrameCodec.Encoder())
-                        .addLast("encoded-frames-out", new FrameCodec.EncodedEncoder())
                         .addLast(
                             "connection",
                             new Connection(
@@ -218,7 +217,6 @@ public final class SemaforServer implements AutoCloseable {
       ch.config().setAutoRead(false);
     }
     ch.pipeline().addLast("frames-out", new FrameCodec.Encoder());
-    ch.pipeline().addLast("encoded-frames-out", new FrameCodec.EncodedEncoder());
     ch.pipeline()
         .addLast(
             "refuse",

@@ -2,20 +2,26 @@ package io.semafor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.semafor.ClientInfo;
 import io.semafor.SemaphoreOptions;
 import io.semafor.core.Name;
 import io.semafor.core.Query;
 import io.semafor.core.Result;
+import io.semafor.protocol.Frames;
 import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.server.watch.WatchEvent;
+import io.semafor.server.wire.ChangedFrame;
 import io.semafor.server.wire.WireResults;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A watch event encoded by hand around a state encoded once (EncodedFrame) is the very frame the
- * generated code writes: clients cannot tell them apart.
+ * A watch event encoded by hand around a state encoded once ({@link ChangedFrame}) is the very
+ * frame the generated code writes, and a connection's events framed into one buffer ({@link
+ * WatchBytes}) are the frames a client reads one by one: clients cannot tell them apart.
  */
 class WatchFramesTest {
   private static final long LOG_TIME = 5_000_000_000L;
@@ -39,21 +45,68 @@ class WatchFramesTest {
         false);
   }
 
+  /** The frames in {@code bytes}, each read as a client reads it: its length, then its bytes. */
+  private static List<byte[]> frames(WatchBytes bytes) {
+    ByteBuf buffer = bytes.buffer();
+    List<byte[]> frames = new ArrayList<>();
+    while (buffer.isReadable()) {
+      byte[] frame = new byte[buffer.readInt()];
+      buffer.readBytes(frame);
+      frames.add(frame);
+    }
+    buffer.release();
+    return frames;
+  }
+
+  private static byte[] generated(WatchEvent event) {
+    return ServerFrame.newBuilder()
+        .setWatchEvent(WireResults.watchEvent(event, LOG_TIME))
+        .build()
+        .toByteArray();
+  }
+
   private static void assertSameFrame(long id, long revision, String name, Result state)
       throws Exception {
     WatchEvent.Changed event = new WatchEvent.Changed(id, revision, Name.of(name), state);
-    byte[] byHand =
-        WireResults.changedFrame(
+    WatchBytes bytes = new WatchBytes(UnpooledByteBufAllocator.DEFAULT);
+    ChangedFrame frame =
+        ChangedFrame.of(
             id, revision, Name.of(name), state, WireResults.watchedState(state, LOG_TIME));
-    byte[] generated =
-        ServerFrame.newBuilder()
-            .setWatchEvent(WireResults.watchEvent(event, LOG_TIME))
-            .build()
-            .toByteArray();
 
-    assertThat(byHand).isEqualTo(generated);
-    assertThat(ServerFrame.parseFrom(byHand).getWatchEvent().getName().toStringUtf8())
+    int taken = bytes.append(frame);
+    List<byte[]> read = frames(bytes);
+
+    assertThat(read).hasSize(1);
+    assertThat(read.get(0)).isEqualTo(generated(event));
+    assertThat(taken).isEqualTo(Frames.PREFIX_BYTES + read.get(0).length);
+    assertThat(ServerFrame.parseFrom(read.get(0)).getWatchEvent().getName().toStringUtf8())
         .isEqualTo(name);
+  }
+
+  @Test
+  void eventsFramedIntoOneBufferAreReadAsTheFramesTheyWereInTheirOrder() {
+    WatchEvent.Changed changed = new WatchEvent.Changed(2, 10, Name.of("p"), status("p"));
+    WatchEvent.Synced synced = new WatchEvent.Synced(2, 10);
+    WatchEvent.Deleted deleted = new WatchEvent.Deleted(2, 11, Name.of("p"));
+    WatchBytes bytes = new WatchBytes(UnpooledByteBufAllocator.DEFAULT);
+
+    bytes.append(
+        ChangedFrame.of(
+            2, 10, Name.of("p"), status("p"), WireResults.watchedState(status("p"), LOG_TIME)));
+    bytes.append(
+        ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(synced, LOG_TIME)).build());
+    for (int i = 0; i < 200; i++) { // past the buffer's first size: it grows
+      bytes.append(
+          ServerFrame.newBuilder()
+              .setWatchEvent(WireResults.watchEvent(deleted, LOG_TIME))
+              .build());
+    }
+
+    List<byte[]> read = frames(bytes);
+    assertThat(read).hasSize(202);
+    assertThat(read.get(0)).isEqualTo(generated(changed));
+    assertThat(read.get(1)).isEqualTo(generated(synced));
+    assertThat(read.get(201)).isEqualTo(generated(deleted));
   }
 
   @Test

@@ -1,8 +1,6 @@
 package io.semafor.server.wire;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedOutputStream;
-import com.google.protobuf.WireFormat;
 import io.semafor.ClientInfo;
 import io.semafor.ErrorCode;
 import io.semafor.Policy;
@@ -30,7 +28,6 @@ import io.semafor.protocol.v1.Response;
 import io.semafor.protocol.v1.SemaphoreDetail;
 import io.semafor.protocol.v1.SemaphoreStatus;
 import io.semafor.protocol.v1.SemopDone;
-import io.semafor.protocol.v1.ServerFrame;
 import io.semafor.protocol.v1.SessionClosed;
 import io.semafor.protocol.v1.Slots;
 import io.semafor.protocol.v1.ValueSet;
@@ -255,56 +252,6 @@ public final class WireResults {
       return detail(d, logTime).toByteArray();
     }
     return status((Result.SemaphoreStatus) state).toByteArray();
-  }
-
-  /**
-   * The bytes of a {@code ServerFrame} holding a {@code CHANGED} watch event whose state is {@code
-   * state} (from {@link #watchedState}), encoded by hand so the state's bytes are copied, not
-   * serialised again: the same bytes {@link #watchEvent} gives (WatchFramesTest).
-   */
-  public static byte[] changedFrame(
-      long id, long revision, Name name, Result state, byte[] stateBytes) {
-    int field =
-        state instanceof Result.SemaphoreDetail
-            ? WatchEvent.DETAIL_FIELD_NUMBER
-            : WatchEvent.STATUS_FIELD_NUMBER;
-    ByteString nameBytes = bytes(name);
-    int kind = WatchEvent.Kind.CHANGED.getNumber();
-    int inner =
-        (id == 0 ? 0 : CodedOutputStream.computeUInt64Size(WatchEvent.ID_FIELD_NUMBER, id))
-            + (revision == 0
-                ? 0
-                : CodedOutputStream.computeUInt64Size(WatchEvent.REVISION_FIELD_NUMBER, revision))
-            + CodedOutputStream.computeEnumSize(WatchEvent.KIND_FIELD_NUMBER, kind)
-            + (nameBytes.isEmpty()
-                ? 0
-                : CodedOutputStream.computeBytesSize(WatchEvent.NAME_FIELD_NUMBER, nameBytes))
-            + CodedOutputStream.computeByteArraySize(field, stateBytes);
-    int total =
-        CodedOutputStream.computeTagSize(ServerFrame.WATCH_EVENT_FIELD_NUMBER)
-            + CodedOutputStream.computeUInt32SizeNoTag(inner)
-            + inner;
-    byte[] out = new byte[total];
-    CodedOutputStream c = CodedOutputStream.newInstance(out);
-    try {
-      c.writeTag(ServerFrame.WATCH_EVENT_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-      c.writeUInt32NoTag(inner);
-      if (id != 0) {
-        c.writeUInt64(WatchEvent.ID_FIELD_NUMBER, id);
-      }
-      if (revision != 0) {
-        c.writeUInt64(WatchEvent.REVISION_FIELD_NUMBER, revision);
-      }
-      c.writeEnum(WatchEvent.KIND_FIELD_NUMBER, kind);
-      if (!nameBytes.isEmpty()) {
-        c.writeBytes(WatchEvent.NAME_FIELD_NUMBER, nameBytes);
-      }
-      c.writeByteArray(field, stateBytes);
-      c.checkNoSpaceLeft();
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException("a watch event did not fit the bytes counted for it", e);
-    }
-    return out;
   }
 
   /** A watch that ended, or was refused: why. */
