@@ -76,6 +76,7 @@ public final class WatchLoad {
     String host = server.substring(0, server.lastIndexOf(':'));
     int port = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
     AtomicLong frames = new AtomicLong();
+    AtomicLong bytes = new AtomicLong();
     List<java.net.Socket> sockets = new ArrayList<>();
     try {
       for (int i = 0; i < watchers; i++) {
@@ -100,9 +101,11 @@ public final class WatchLoad {
                 () -> {
                   try {
                     while (true) {
-                      io.semafor.protocol.Frames.read(
-                          in, io.semafor.protocol.Frames.DEFAULT_MAX_FRAME_BYTES);
+                      byte[] frame =
+                          io.semafor.protocol.Frames.read(
+                              in, io.semafor.protocol.Frames.DEFAULT_MAX_FRAME_BYTES);
                       frames.incrementAndGet();
+                      bytes.addAndGet(io.semafor.protocol.Frames.PREFIX_BYTES + frame.length);
                     }
                   } catch (java.io.IOException e) {
                     // closed at the end
@@ -120,7 +123,10 @@ public final class WatchLoad {
       }
     }
     System.out.printf(
-        "watched: %d frames read (%d per watch)%n",
-        frames.get(), frames.get() / Math.max(1, watchers));
+        "watched: %d frames read (%d per watch), %d bytes (%d per frame)%n",
+        frames.get(),
+        frames.get() / Math.max(1, watchers),
+        bytes.get(),
+        bytes.get() / Math.max(1, frames.get()));
   }
 }
