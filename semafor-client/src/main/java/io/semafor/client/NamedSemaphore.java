@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.semafor.ErrorCode;
 import io.semafor.Policy;
 import io.semafor.SemaphoreOptions;
+import io.semafor.client.internal.HeldAnswer;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.Acquire;
 import io.semafor.protocol.v1.AcquireLease;
@@ -565,7 +566,7 @@ public final class NamedSemaphore {
   public @Nullable Lease acquireLease(long amount, Duration leaseTtl, Duration timeout)
       throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
-    try (Rpc.Held held =
+    try (HeldAnswer held =
         rpc.callHeld(
             leaseRequest(amount, leaseTtl, timeoutNanos), timeoutNanos, this::releaseLease)) {
       Lease lease = lease(held.answer().getLeaseGranted());

@@ -2,6 +2,7 @@ package io.semafor.client;
 
 import com.google.protobuf.ByteString;
 import io.semafor.ErrorCode;
+import io.semafor.client.internal.HeldAnswer;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.AddToWaitMany;
 import io.semafor.protocol.v1.Increment;
@@ -132,7 +133,7 @@ public final class WaitMany implements AutoCloseable {
   public int await(Duration timeout) throws InterruptedException {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
     long epoch = rpc.sessionEpoch(); // a report read after this session ended confirms nothing
-    try (Rpc.Held held = rpc.callHeld(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack)) {
+    try (HeldAnswer held = rpc.callHeld(awaitRequest(timeoutNanos), timeoutNanos, this::giveBack)) {
       Response r = held.answer();
       if (granted(r)) {
         try {

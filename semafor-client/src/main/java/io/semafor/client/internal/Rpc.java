@@ -76,7 +76,7 @@ public final class Rpc {
    */
   public Response callWaiting(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
-    try (Held held = callHeld(request, timeoutNanos, undo)) {
+    try (HeldAnswer held = callHeld(request, timeoutNanos, undo)) {
       return held.take();
     }
   }
@@ -85,7 +85,7 @@ public final class Rpc {
    * {@link #callWaiting}, for a caller with more to do before the grant is its own (confirm its
    * delivery): the answer is held, not yet handed over, until {@link Held#take}. Close the result.
    */
-  public Held callHeld(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
+  public HeldAnswer callHeld(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
     Claim claim = claims.open(undo);
     boolean held = false;
@@ -103,71 +103,11 @@ public final class Rpc {
         throw e;
       }
       held = true;
-      return new Held(answer, claim);
+      return new HeldAnswer(answer, claim, claims);
     } finally {
       if (!held) {
         claims.done(claim);
       }
-    }
-  }
-
-  /**
-   * The answer of a waiting call, granted or not, not yet its caller's: the caller {@link #take}s
-   * it once it is ready to report it, or {@link #giveBack}s it; if the client closes first, the
-   * closing gives it back. Close it when done.
-   */
-  public final class Held implements AutoCloseable {
-    private final Response answer;
-    private final Claim claim;
-
-    private Held(Response answer, Claim claim) {
-      this.answer = answer;
-      this.claim = claim;
-    }
-
-    /** The answer (not yet the caller's). */
-    public Response answer() {
-      return answer;
-    }
-
-    /**
-     * Makes the answer the caller's, to report.
-     *
-     * @throws SemaforException UNAVAILABLE if the client was closed first: the closing gave back
-     *     what it granted
-     */
-    public Response take() {
-      if (!tryTake()) {
-        throw closedWhileWaiting();
-      }
-      return answer;
-    }
-
-    /** Makes the answer the caller's; false if the client was closed first and gave it back. */
-    public boolean tryTake() {
-      return claim.take();
-    }
-
-    /**
-     * Gives back what the answer granted, as its caller will not report it; if the client was
-     * closed first, the closing did. Returns false if giving it back failed (the message of the
-     * failure is lost: the caller reports its own).
-     */
-    public boolean giveBack() {
-      if (!claim.take()) {
-        return true;
-      }
-      try {
-        claim.undo.accept(answer);
-        return true;
-      } catch (SemaforException e) {
-        return false;
-      }
-    }
-
-    @Override
-    public void close() {
-      claims.done(claim);
     }
   }
 
@@ -442,7 +382,7 @@ public final class Rpc {
   /**
    * What a waiting call whose client closed under it fails with: the closing gave its grant back.
    */
-  private static SemaforException closedWhileWaiting() {
+  static SemaforException closedWhileWaiting() {
     return new SemaforException(
         ErrorCode.UNAVAILABLE,
         "the client was closed while this call waited; what it was granted was given back");

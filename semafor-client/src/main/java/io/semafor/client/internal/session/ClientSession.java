@@ -87,13 +87,7 @@ public final class ClientSession {
 
   // keep-alives and silence
   long nextKeepAlive = 1;
-  long lastSent;
-  long lastHeard;
-
-  /** The keep-alive probing a silent server (0: none) and when it went. */
-  long probeId;
-
-  long probeSentAt;
+  final Liveness liveness = new Liveness();
 
   // reads and watches
   long nextRead = 1;
@@ -139,7 +133,7 @@ public final class ClientSession {
       return;
     }
     phase = Phase.HELLO;
-    lastHeard = now;
+    liveness.heard(now);
     frames.sendHello(now);
   }
 
@@ -158,7 +152,7 @@ public final class ClientSession {
     if (conn != this.conn || (phase != Phase.HELLO && phase != Phase.READY)) {
       return;
     }
-    lastHeard = now;
+    liveness.heard(now);
     inbound.step(frame, now);
   }
 
@@ -182,7 +176,7 @@ public final class ClientSession {
     if (phase != Phase.READY) {
       return;
     }
-    if (probeId != 0 && now - probeSentAt >= config.answerDeadlineNanos()) {
+    if (liveness.probeUnanswered(now, config.answerDeadlineNanos())) {
       addresses.wentSilent(now);
       hangup(now, "the server stopped answering");
       return;
@@ -190,10 +184,10 @@ public final class ClientSession {
     if (acks.due() && now - acks.dueAt() >= 0) {
       frames.sendKeepAlive(now, false, true);
     }
-    if (probeId == 0 && frames.outstanding() && now - lastHeard >= config.probeAfterNanos()) {
+    if (liveness.quietFor(now, config.probeAfterNanos()) && frames.outstanding()) {
       frames.sendKeepAlive(now, false, false);
     }
-    if (now - lastSent >= ttlNanos / 3) {
+    if (liveness.keepAliveDue(now, ttlNanos)) {
       frames.sendKeepAlive(now, false, true);
     }
   }
@@ -396,12 +390,12 @@ public final class ClientSession {
       due.add(unavailableSince + giveUpAfter());
     }
     if (phase == Phase.READY) {
-      due.add(lastSent + ttlNanos / 3);
-      if (probeId != 0) {
-        due.add(probeSentAt + config.answerDeadlineNanos());
-      } else if (frames.outstanding()) {
-        due.add(lastHeard + config.probeAfterNanos());
-      }
+      liveness.addDeadlines(
+          due,
+          ttlNanos,
+          config.answerDeadlineNanos(),
+          config.probeAfterNanos(),
+          frames.outstanding());
     }
     return due.result();
   }
@@ -466,7 +460,7 @@ public final class ClientSession {
     boolean wasReady = phase == Phase.READY;
     pending.values().forEach(p -> p.sent = false);
     reads.values().forEach(r -> r.sent = false);
-    probeId = 0;
+    liveness.reset();
     backpressure.release(); // settled at the resume
     if (closing) { // the session is left to its TTL
       endings.finishClose();

@@ -21,7 +21,7 @@ final class FramesOut {
   }
 
   void send(ClientFrame frame, long now) {
-    s.lastSent = now;
+    s.liveness.sent(now);
     s.out.add(new Send(frame));
   }
 
@@ -64,9 +64,8 @@ final class FramesOut {
   long sendKeepAlive(long now, boolean forceAcks, boolean withAcks) {
     long id = s.nextKeepAlive++;
     List<Long> carried = withAcks ? s.acks.take(Acks.Carrier.keepAlive(id), forceAcks) : List.of();
-    if (carried.isEmpty() && s.probeId == 0) {
-      s.probeId = id;
-      s.probeSentAt = now;
+    if (carried.isEmpty()) {
+      s.liveness.probing(id, now);
     }
     send(
         ClientFrame.newBuilder()

@@ -228,9 +228,7 @@ final class ServerFrames {
 
   private void pong(long keepAliveId, long now) {
     List<Long> acks = s.acks.applied(Acks.Carrier.keepAlive(keepAliveId));
-    if (s.probeId == keepAliveId) {
-      s.probeId = 0;
-    }
+    s.liveness.answered(keepAliveId);
     if (acks != null) {
       for (long wireId : acks) {
         Pending.Confirming confirmed = s.confirming.remove(wireId);
