@@ -7,7 +7,6 @@ import io.semafor.client.internal.LinkConfig;
 import io.semafor.client.internal.LocalHost;
 import io.semafor.client.internal.Rpc;
 import io.semafor.protocol.v1.ListNames;
-import io.semafor.protocol.v1.NameList;
 import io.semafor.protocol.v1.Read;
 import io.semafor.protocol.v1.Request;
 import java.net.InetSocketAddress;
@@ -49,6 +48,7 @@ import org.jspecify.annotations.Nullable;
 public final class SemaforClient implements AutoCloseable {
   private final Link link;
   private final Rpc rpc;
+  private final Listings listings;
   private final AtomicLong nextListId = new AtomicLong();
 
   private final Duration answerTimeout;
@@ -57,6 +57,7 @@ public final class SemaforClient implements AutoCloseable {
     this.answerTimeout = answerTimeout;
     this.link = link;
     this.rpc = new Rpc(link, answerTimeout);
+    this.listings = new Listings(rpc);
   }
 
   /**
@@ -96,13 +97,7 @@ public final class SemaforClient implements AutoCloseable {
 
   /** The names that start with {@code prefix}, in byte order (all of them, page by page). */
   public List<String> list(String prefix) {
-    List<String> out = new ArrayList<>();
-    while (true) {
-      NameList page = rpc.read(listRead(prefix, out)).getNames();
-      if (!addPage(out, page)) {
-        return out;
-      }
-    }
+    return listings.names(prefix);
   }
 
   /**
@@ -112,41 +107,7 @@ public final class SemaforClient implements AutoCloseable {
    * is not answered in time). A read: cancelling the future stops it. Thread-safe.
    */
   public CompletableFuture<List<String>> listAsync(String prefix) {
-    return listFrom(prefix, new ArrayList<>());
-  }
-
-  private CompletableFuture<List<String>> listFrom(String prefix, List<String> out) {
-    return rpc.readAsync(listRead(prefix, out))
-        .thenCompose(
-            r ->
-                addPage(out, r.getNames())
-                    ? listFrom(prefix, out)
-                    : CompletableFuture.completedFuture(out));
-  }
-
-  private static final int PAGE = 1000;
-
-  /** The read of the page after the names already in {@code out}. */
-  private static Read.Builder listRead(String prefix, List<String> out) {
-    ListNames.Builder list =
-        ListNames.newBuilder()
-            .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
-            .setLimit(PAGE);
-    if (!out.isEmpty()) {
-      list.setAfter(
-              com.google.protobuf.ByteString.copyFrom(
-                  out.get(out.size() - 1), StandardCharsets.UTF_8))
-          .setHasAfter(true);
-    }
-    return Read.newBuilder().setListNames(list);
-  }
-
-  /** Adds a page's names; returns whether another page may follow. */
-  private static boolean addPage(List<String> out, NameList page) {
-    for (com.google.protobuf.ByteString name : page.getNamesList()) {
-      out.add(name.toString(StandardCharsets.UTF_8));
-    }
-    return page.getMore();
+    return listings.namesAsync(prefix);
   }
 
   /**
@@ -158,25 +119,7 @@ public final class SemaforClient implements AutoCloseable {
    * @throws SemaforException as {@link #list} does
    */
   public List<SemaphoreInfo> listSemaphores(String prefix) {
-    List<SemaphoreInfo> out = new ArrayList<>();
-    while (true) {
-      ListNames.Builder page =
-          ListNames.newBuilder()
-              .setPrefix(com.google.protobuf.ByteString.copyFrom(prefix, StandardCharsets.UTF_8))
-              .setLimit(STATUS_PAGE)
-              .setWithStatus(true);
-      if (!out.isEmpty()) {
-        page.setAfter(
-                com.google.protobuf.ByteString.copyFrom(
-                    out.get(out.size() - 1).name(), StandardCharsets.UTF_8))
-            .setHasAfter(true);
-      }
-      io.semafor.protocol.v1.ReadResponse read = rpc.read(Read.newBuilder().setListNames(page));
-      out.addAll(Infos.statuses(read));
-      if (!read.getNames().getMore()) {
-        return out;
-      }
-    }
+    return listings.statuses(prefix);
   }
 
   /**
@@ -274,9 +217,6 @@ public final class SemaforClient implements AutoCloseable {
         .start();
   }
 
-  /** Names with statuses asked per page; the server stops a page earlier at its byte budget. */
-  private static final int STATUS_PAGE = 1000;
-
   /**
    * Every live session, in id order, with its client (name, host, PID), TTL, age and counts: what
    * {@code semafor session list} prints. Reads page by page. Blocks; thread-safe.
@@ -284,28 +224,8 @@ public final class SemaforClient implements AutoCloseable {
    * @throws SemaforException UNAVAILABLE if no server answers in time
    */
   public List<SessionInfo> sessions() {
-    List<SessionInfo> out = new ArrayList<>();
-    long after = 0;
-    while (true) {
-      io.semafor.protocol.v1.SessionList page =
-          rpc.read(
-                  Read.newBuilder()
-                      .setListSessions(
-                          io.semafor.protocol.v1.ListSessions.newBuilder()
-                              .setLimit(SESSION_PAGE)
-                              .setAfter(after)))
-              .getSessions();
-      for (io.semafor.protocol.v1.SessionView s : page.getSessionsList()) {
-        out.add(Infos.session(s));
-        after = s.getSessionId();
-      }
-      if (!page.getMore()) {
-        return out;
-      }
-    }
+    return listings.sessions();
   }
-
-  private static final int SESSION_PAGE = 1000;
 
   /**
    * Ends another session now, as its TTL passing would: its waiting requests fail with {@link
