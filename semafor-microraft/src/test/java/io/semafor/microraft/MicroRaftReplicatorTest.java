@@ -301,6 +301,77 @@ class MicroRaftReplicatorTest {
     }
   }
 
+  /**
+   * MicroRaft 0.7's known defect (fixed upstream in d300e13, released only as 0.8, which Maven
+   * Central does not have): a follower whose log is a snapshot at S plus entries nobody else has
+   * cannot check an append that follows entry S — 0.7's handler looks for entry S in the log, where
+   * the snapshot folded it — and the snapshot the leader sends instead, at S, is ignored as already
+   * committed. A leader that took its snapshot, appended one entry, and restarted after losing
+   * leadership is left behind this way, reachable but applying nothing, until the new leader's next
+   * snapshot (here 20 entries; 50,000 by default) reaches past it. This pins the defect: when
+   * MicroRaft is upgraded past it, the former leader catches up at once and this test fails.
+   */
+  @Test
+  void aFormerLeaderWithASnapshotAndAnEntryNobodyHasCatchesUpOnlyAtTheNewLeadersNextSnapshot() {
+    Map<String, String> often = Map.of("microraft.snapshot-every", "20");
+    startGroup(3, often);
+    MicroRaftReplicator<Object, Object, Object> first = awaitLeader();
+    String firstId = idOf(first);
+    long session = openSession(first);
+    submitAndAwait(
+        first, request(session, 1, new Operation.Create(X, 0, SemaphoreOptions.DEFAULT)));
+    long id = 2;
+    while (snapshotIndex(first) == 0) { // one at a time: the snapshot falls on the last entry
+      submitAndAwait(first, request(session, id++, new Operation.Increment(X, 1)));
+    }
+    long snapshot = snapshotIndex(first);
+    assertThat(first.status()).containsEntry("lastLogIndex", snapshot);
+    await()
+        .atMost(WAIT)
+        .until(() -> running.values().stream().allMatch(r -> snapshotIndex(r) == snapshot));
+    List<String> followers = new ArrayList<>(running.keySet());
+    followers.remove(firstId);
+    for (String f : followers) {
+      running.remove(f).close();
+    }
+    first.submit(request(session, id++, new Operation.Increment(X, 1)), new Object());
+    await().atMost(WAIT).until(() -> lastLogIndex(first) == snapshot + 1); // nobody else has it
+    running.remove(firstId).close();
+
+    for (String f : followers) {
+      start(f, often);
+    }
+    MicroRaftReplicator<Object, Object, Object> second = awaitLeader();
+    Command after = request(session, id++, new Operation.Increment(X, 1));
+    submitAndAwait(second, after);
+    start(firstId, often);
+    Recorder former = recorderOf(firstId);
+
+    // behind, though it runs and hears the leader: nothing after the snapshot is applied
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !former.applied.contains(after));
+    assertThat(member(firstId).isLeader()).isFalse();
+
+    // the new leader's next snapshot lies past the former leader's commit: installed, it catches up
+    long next = snapshotIndex(second);
+    while (snapshotIndex(second) == next) {
+      submitAndAwait(second, request(session, id++, new Operation.Increment(X, 1)));
+    }
+    Command caughtUp = request(session, id, new Operation.Increment(X, 1));
+    submitAndAwait(second, caughtUp);
+    await().atMost(WAIT).until(() -> former.applied.contains(caughtUp));
+  }
+
+  private static long snapshotIndex(MicroRaftReplicator<Object, Object, Object> r) {
+    return ((Number) r.status().getOrDefault("snapshotIndex", 0L)).longValue();
+  }
+
+  private static long lastLogIndex(MicroRaftReplicator<Object, Object, Object> r) {
+    return ((Number) r.status().getOrDefault("lastLogIndex", 0L)).longValue();
+  }
+
   @Test
   void aMemberThatStopsComesBackFromItsLogAndCatchesUp() {
     startGroup(3, Map.of());
