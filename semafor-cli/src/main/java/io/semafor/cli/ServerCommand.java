@@ -315,7 +315,8 @@ final class ServerCommand implements Callable<Integer> {
                   cluster.peers().stream().map(ClusterConfig.Peer::member).toList(),
                   cluster.dataDir(),
                   cluster.durability() == ClusterConfig.Durability.FSYNC,
-                  cluster.electionTimeoutMin())
+                  cluster.electionTimeoutMin(),
+                  cluster.electionTimeoutMax().minus(cluster.electionTimeoutMin()))
               .withProperties(raftProperties);
       if (peerTls != null) {
         config = config.withTls(peerTls);

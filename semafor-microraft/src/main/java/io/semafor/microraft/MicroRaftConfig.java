@@ -21,8 +21,12 @@ import org.jspecify.annotations.Nullable;
  *     or only written to the file (replicated: it survives the process, and the machine once the
  *     system writes it back)
  * @param electionTimeout how long a follower hears nothing from its leader before it gives the
- *     leader up (rounded up to whole heartbeat periods, and noticed within one more), and how long
- *     a candidate waits for votes before it tries again (MicroRaft adds up to a tenth of a period)
+ *     leader up (rounded up to whole heartbeat periods, and noticed within one more), and the least
+ *     a candidate waits for votes before it tries again
+ * @param electionSpread how much longer than {@code electionTimeout}, at random, a candidate may
+ *     wait before it tries again ({@code --election-timeout}'s upper bound less its lower): what
+ *     keeps candidates that started together from splitting the vote round after round ({@link
+ *     ElectionSpread})
  * @param heartbeatPeriod how often the leader sends heartbeats; MicroRaft's second lasts this long
  *     ({@link TimeScale})
  * @param entriesInFlight entries the leader has replicating at once; the commands that arrive
@@ -38,6 +42,7 @@ public record MicroRaftConfig(
     Path dataDir,
     boolean fsync,
     Duration electionTimeout,
+    Duration electionSpread,
     Duration heartbeatPeriod,
     int entriesInFlight,
     int snapshotEvery,
@@ -60,9 +65,27 @@ public record MicroRaftConfig(
     if (electionTimeout.toMillis() < 1) {
       throw new IllegalArgumentException("--election-timeout: must be at least 1ms");
     }
+    if (electionSpread.isNegative()) {
+      throw new IllegalArgumentException(
+          "--election-timeout: its upper bound must not be below its lower bound");
+    }
     new TimeScale(heartbeatPeriod); // checks its range
     positive("microraft.entries-in-flight", entriesInFlight);
     positive("microraft.snapshot-every", snapshotEvery);
+  }
+
+  /**
+   * The defaults for this member, with election rounds of {@code electionTimeout} to twice as long
+   * (as {@code --election-timeout}'s default of 300ms-600ms); see {@link #of(String, List, Path,
+   * boolean, Duration, Duration)}.
+   */
+  public static MicroRaftConfig of(
+      String nodeId,
+      List<GroupMember> members,
+      Path dataDir,
+      boolean fsync,
+      Duration electionTimeout) {
+    return of(nodeId, members, dataDir, fsync, electionTimeout, electionTimeout);
   }
 
   /**
@@ -75,13 +98,15 @@ public record MicroRaftConfig(
       List<GroupMember> members,
       Path dataDir,
       boolean fsync,
-      Duration electionTimeout) {
+      Duration electionTimeout,
+      Duration electionSpread) {
     return new MicroRaftConfig(
         nodeId,
         members,
         dataDir,
         fsync,
         electionTimeout,
+        electionSpread,
         Duration.ofMillis(100),
         4,
         50_000,
@@ -97,6 +122,7 @@ public record MicroRaftConfig(
         dataDir,
         fsync,
         electionTimeout,
+        electionSpread,
         heartbeatPeriod,
         entriesInFlight,
         snapshotEvery,
@@ -112,6 +138,7 @@ public record MicroRaftConfig(
         dataDir,
         fsync,
         electionTimeout,
+        electionSpread,
         heartbeatPeriod,
         entriesInFlight,
         snapshotEvery,
@@ -171,6 +198,7 @@ public record MicroRaftConfig(
         dataDir,
         fsync,
         electionTimeout,
+        electionSpread,
         periodMs == null ? heartbeatPeriod : Duration.ofMillis(periodMs),
         values.getOrDefault("microraft.entries-in-flight", entriesInFlight),
         values.getOrDefault("microraft.snapshot-every", snapshotEvery),
@@ -189,6 +217,7 @@ public record MicroRaftConfig(
   public Map<String, Object> tuning() {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("electionTimeoutMillis", electionTimeout.toMillis());
+    out.put("electionSpreadMillis", electionSpread.toMillis());
     out.put("heartbeatPeriodMillis", heartbeatPeriod.toMillis());
     out.put("heartbeatTimeoutMillis", heartbeatTimeoutPeriods() * heartbeatPeriod.toMillis());
     out.put("entriesInFlight", entriesInFlight);

@@ -249,6 +249,7 @@ public final class MicroRaftReplicator<C, R, S>
         .setConfig(raftConfig)
         .setExecutor(loop)
         .setClock(clock)
+        .setRandom(new ElectionSpread(config.timeScale().raftMillis(config.electionSpread())))
         .setTransport(transport)
         .setStateMachine(machine)
         .setStore(store)
