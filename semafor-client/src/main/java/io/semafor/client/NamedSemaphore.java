@@ -1,27 +1,12 @@
 package io.semafor.client;
 
-import com.google.protobuf.ByteString;
 import io.semafor.ErrorCode;
-import io.semafor.Policy;
 import io.semafor.SemaphoreOptions;
 import io.semafor.client.internal.HeldAnswer;
 import io.semafor.client.internal.Rpc;
-import io.semafor.protocol.v1.Acquire;
-import io.semafor.protocol.v1.AcquireLease;
-import io.semafor.protocol.v1.AwaitZero;
-import io.semafor.protocol.v1.Create;
-import io.semafor.protocol.v1.Decrement;
-import io.semafor.protocol.v1.Delete;
-import io.semafor.protocol.v1.Get;
 import io.semafor.protocol.v1.Granted;
-import io.semafor.protocol.v1.Increment;
 import io.semafor.protocol.v1.LeaseGranted;
-import io.semafor.protocol.v1.Read;
-import io.semafor.protocol.v1.Release;
-import io.semafor.protocol.v1.Request;
 import io.semafor.protocol.v1.Response;
-import io.semafor.protocol.v1.SetValue;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -55,12 +40,12 @@ import org.jspecify.annotations.Nullable;
 public final class NamedSemaphore {
   private final Rpc rpc;
   private final String name;
-  private final ByteString nameBytes;
+  private final SemaphoreRequests requests;
 
   NamedSemaphore(Rpc rpc, String name) {
     this.rpc = rpc;
     this.name = name;
-    this.nameBytes = ByteString.copyFrom(name, StandardCharsets.UTF_8);
+    this.requests = new SemaphoreRequests(name);
   }
 
   /** The semaphore's name. */
@@ -68,8 +53,9 @@ public final class NamedSemaphore {
     return name;
   }
 
-  ByteString nameBytes() {
-    return nameBytes;
+  /** The wire requests of its operations. */
+  SemaphoreRequests requests() {
+    return requests;
   }
 
   // ------------------------------------------------------------------ lifecycle and value
@@ -87,7 +73,7 @@ public final class NamedSemaphore {
    * (IRIS). Returns true if it was created now.
    */
   public boolean create(long initial, SemaphoreOptions options) {
-    return rpc.call(createRequest(initial, options)).getCreated().getCreated();
+    return rpc.call(requests.create(initial, options)).getCreated().getCreated();
   }
 
   /**
@@ -98,22 +84,8 @@ public final class NamedSemaphore {
    * time). Cancelling the future does not withdraw the request, which does not wait. Thread-safe.
    */
   public CompletableFuture<Boolean> createAsync(long initial, SemaphoreOptions options) {
-    return rpc.callAsync(createRequest(initial, options))
+    return rpc.callAsync(requests.create(initial, options))
         .thenApply(r -> r.getCreated().getCreated());
-  }
-
-  private Request.Builder createRequest(long initial, SemaphoreOptions options) {
-    return Request.newBuilder()
-        .setCreate(
-            Create.newBuilder()
-                .setName(nameBytes)
-                .setInitial(initial)
-                .setCapacity(options.capacity())
-                .setPolicy(
-                    options.policy() == Policy.BARGING
-                        ? io.semafor.protocol.v1.Policy.BARGING
-                        : io.semafor.protocol.v1.Policy.FIFO)
-                .setMaxPerSession(options.maxPerSession()));
   }
 
   /**
@@ -138,7 +110,7 @@ public final class NamedSemaphore {
 
   /** Deletes it: everyone waiting on it gets {@link ErrorCode#DELETED}. */
   public void delete() {
-    rpc.call(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)));
+    rpc.call(requests.delete());
   }
 
   /**
@@ -149,8 +121,7 @@ public final class NamedSemaphore {
    * the request, which does not wait. Thread-safe.
    */
   public CompletableFuture<Void> deleteAsync() {
-    return rpc.callAsync(Request.newBuilder().setDelete(Delete.newBuilder().setName(nameBytes)))
-        .thenApply(r -> null);
+    return rpc.callAsync(requests.delete()).thenApply(r -> null);
   }
 
   /** The free value now. */
@@ -170,7 +141,7 @@ public final class NamedSemaphore {
 
   /** Value, options, and how much is waiting, owned, leased and in transit. */
   public SemaphoreInfo info() {
-    return Infos.status(rpc.read(getRead()));
+    return Infos.status(rpc.read(requests.get()));
   }
 
   /**
@@ -180,11 +151,7 @@ public final class NamedSemaphore {
    * closed or no server answers in time). A read: cancelling the future stops it. Thread-safe.
    */
   public CompletableFuture<SemaphoreInfo> infoAsync() {
-    return rpc.readAsync(getRead()).thenApply(Infos::status);
-  }
-
-  private Read.Builder getRead() {
-    return Read.newBuilder().setGet(Get.newBuilder().setName(nameBytes));
+    return rpc.readAsync(requests.get()).thenApply(Infos::status);
   }
 
   /**
@@ -218,7 +185,7 @@ public final class NamedSemaphore {
    *     pages); UNAVAILABLE if a page is not answered in time
    */
   public SemaphoreInfo inspect(int maxPerList) {
-    Inspection inspection = new Inspection(nameBytes, maxPerList);
+    Inspection inspection = new Inspection(requests.name(), maxPerList);
     boolean done = false;
     while (!done) { // every page shows at least one entry of a list that is not done
       done = inspection.take(rpc.read(inspection.nextRead()));
@@ -238,7 +205,7 @@ public final class NamedSemaphore {
    * @throws IllegalArgumentException if {@code maxPerList} is not positive
    */
   public CompletableFuture<SemaphoreInfo> inspectAsync(int maxPerList) {
-    return follow(new Inspection(nameBytes, maxPerList));
+    return follow(new Inspection(requests.name(), maxPerList));
   }
 
   private CompletableFuture<SemaphoreInfo> follow(Inspection inspection) {
@@ -263,17 +230,17 @@ public final class NamedSemaphore {
    *     negative limit or position; UNAVAILABLE if it is not answered in time
    */
   public InspectionPage inspectPage(InspectionCursor from, int limit) {
-    return Infos.page(rpc.read(Inspection.pageRead(nameBytes, from, limit)));
+    return Infos.page(rpc.read(Inspection.pageRead(requests.name(), from, limit)));
   }
 
   /** {@link #inspectPage} without blocking; the future fails as that method throws. */
   public CompletableFuture<InspectionPage> inspectPageAsync(InspectionCursor from, int limit) {
-    return rpc.readAsync(Inspection.pageRead(nameBytes, from, limit)).thenApply(Infos::page);
+    return rpc.readAsync(Inspection.pageRead(requests.name(), from, limit)).thenApply(Infos::page);
   }
 
   /** Writes the free value (what sessions own or lease is untouched); returns the previous one. */
   public long set(long value) {
-    return rpc.call(setRequest(value)).getValueSet().getPrevious();
+    return rpc.call(requests.set(value)).getValueSet().getPrevious();
   }
 
   /**
@@ -284,12 +251,7 @@ public final class NamedSemaphore {
    * Thread-safe.
    */
   public CompletableFuture<Long> setAsync(long value) {
-    return rpc.callAsync(setRequest(value)).thenApply(r -> r.getValueSet().getPrevious());
-  }
-
-  private Request.Builder setRequest(long value) {
-    return Request.newBuilder()
-        .setSetValue(SetValue.newBuilder().setName(nameBytes).setValue(value));
+    return rpc.callAsync(requests.set(value)).thenApply(r -> r.getValueSet().getPrevious());
   }
 
   /**
@@ -298,7 +260,7 @@ public final class NamedSemaphore {
    * @throws SemaforException OVERFLOW past the capacity or 2^63-1 (nothing changed)
    */
   public long increment(long amount) {
-    return rpc.call(incrementRequest(amount)).getIncremented().getValue();
+    return rpc.call(requests.increment(amount)).getIncremented().getValue();
   }
 
   /**
@@ -309,12 +271,7 @@ public final class NamedSemaphore {
    * which does not wait. Thread-safe.
    */
   public CompletableFuture<Long> incrementAsync(long amount) {
-    return rpc.callAsync(incrementRequest(amount)).thenApply(r -> r.getIncremented().getValue());
-  }
-
-  private Request.Builder incrementRequest(long amount) {
-    return Request.newBuilder()
-        .setIncrement(Increment.newBuilder().setName(nameBytes).setAmount(amount));
+    return rpc.callAsync(requests.increment(amount)).thenApply(r -> r.getIncremented().getValue());
   }
 
   // ------------------------------------------------------------------ partial decrement (IRIS)
@@ -346,7 +303,7 @@ public final class NamedSemaphore {
 
   private long decrement(long amount, long timeoutNanos) throws InterruptedException {
     Response r =
-        rpc.callWaiting(decrementRequest(amount, timeoutNanos), timeoutNanos, this::giveBack);
+        rpc.callWaiting(requests.decrement(amount, timeoutNanos), timeoutNanos, this::giveBack);
     return r.getGranted().getAmount();
   }
 
@@ -357,15 +314,9 @@ public final class NamedSemaphore {
    */
   public CompletableFuture<Long> decrementAsync(long amount, Duration timeout) {
     return rpc.callWaitingAsync(
-        decrementRequest(amount, Rpc.timeoutNanos(timeout)),
+        requests.decrement(amount, Rpc.timeoutNanos(timeout)),
         this::giveBack,
         r -> r.getGranted().getAmount());
-  }
-
-  private Request.Builder decrementRequest(long amount, long timeoutNanos) {
-    return Request.newBuilder()
-        .setDecrement(
-            Decrement.newBuilder().setName(nameBytes).setAmount(amount).setTimeoutNs(timeoutNanos));
   }
 
   /** Undoes a consumed grant that raced with an interrupt. */
@@ -406,7 +357,8 @@ public final class NamedSemaphore {
 
   private boolean acquire(long amount, long timeoutNanos) throws InterruptedException {
     Response r =
-        rpc.callWaiting(acquireRequest(amount, timeoutNanos, false), timeoutNanos, this::giveBack);
+        rpc.callWaiting(
+            requests.acquire(amount, timeoutNanos, false), timeoutNanos, this::giveBack);
     return r.getGranted().getAmount() > 0;
   }
 
@@ -417,19 +369,9 @@ public final class NamedSemaphore {
    */
   public CompletableFuture<Boolean> acquireAsync(long amount, Duration timeout) {
     return rpc.callWaitingAsync(
-        acquireRequest(amount, Rpc.timeoutNanos(timeout), false),
+        requests.acquire(amount, Rpc.timeoutNanos(timeout), false),
         this::giveBack,
         r -> r.getGranted().getAmount() > 0);
-  }
-
-  private Request.Builder acquireRequest(long amount, long timeoutNanos, boolean owned) {
-    return Request.newBuilder()
-        .setAcquire(
-            Acquire.newBuilder()
-                .setName(nameBytes)
-                .setAmount(amount)
-                .setTimeoutNs(timeoutNanos)
-                .setOwned(owned));
   }
 
   // ------------------------------------------------------------------ owned permits
@@ -467,7 +409,7 @@ public final class NamedSemaphore {
   private @Nullable Permit acquirePermit(long amount, long timeoutNanos)
       throws InterruptedException {
     Response r =
-        rpc.callWaiting(acquireRequest(amount, timeoutNanos, true), timeoutNanos, this::release);
+        rpc.callWaiting(requests.acquire(amount, timeoutNanos, true), timeoutNanos, this::release);
     return permit(r.getGranted());
   }
 
@@ -478,7 +420,7 @@ public final class NamedSemaphore {
    */
   public CompletableFuture<Optional<Permit>> acquirePermitAsync(long amount, Duration timeout) {
     return rpc.callWaitingAsync(
-        acquireRequest(amount, Rpc.timeoutNanos(timeout), true),
+        requests.acquire(amount, Rpc.timeoutNanos(timeout), true),
         this::release,
         r -> Optional.ofNullable(permit(r.getGranted())));
   }
@@ -505,7 +447,7 @@ public final class NamedSemaphore {
    * @throws SemaforException INVALID_ARGUMENT if the session owns less (nothing changed)
    */
   public void release(long amount) {
-    rpc.call(releaseRequest(amount));
+    rpc.call(requests.release(amount));
   }
 
   /**
@@ -516,12 +458,7 @@ public final class NamedSemaphore {
    * which does not wait. Thread-safe.
    */
   public CompletableFuture<Void> releaseAsync(long amount) {
-    return rpc.callAsync(releaseRequest(amount)).thenApply(r -> null);
-  }
-
-  private Request.Builder releaseRequest(long amount) {
-    return Request.newBuilder()
-        .setRelease(Release.newBuilder().setName(nameBytes).setAmount(amount));
+    return rpc.callAsync(requests.release(amount)).thenApply(r -> null);
   }
 
   // ------------------------------------------------------------------ leases
@@ -568,7 +505,7 @@ public final class NamedSemaphore {
     long timeoutNanos = Rpc.timeoutNanos(timeout);
     try (HeldAnswer held =
         rpc.callHeld(
-            leaseRequest(amount, leaseTtl, timeoutNanos), timeoutNanos, this::releaseLease)) {
+            requests.lease(amount, leaseTtl, timeoutNanos), timeoutNanos, this::releaseLease)) {
       Lease lease = lease(held.answer().getLeaseGranted());
       if (lease != null) {
         try {
@@ -605,7 +542,7 @@ public final class NamedSemaphore {
       long amount, Duration leaseTtl, Duration timeout) {
     long epoch = rpc.sessionEpoch(); // a lease read after this session ended is not confirmed
     return rpc.callWaitingAsync(
-        leaseRequest(amount, leaseTtl, Rpc.timeoutNanos(timeout)),
+        requests.lease(amount, leaseTtl, Rpc.timeoutNanos(timeout)),
         this::releaseLease,
         r ->
             r.getLeaseGranted().getPermitId() == 0
@@ -646,16 +583,6 @@ public final class NamedSemaphore {
     }
   }
 
-  private Request.Builder leaseRequest(long amount, Duration leaseTtl, long timeoutNanos) {
-    return Request.newBuilder()
-        .setAcquireLease(
-            AcquireLease.newBuilder()
-                .setName(nameBytes)
-                .setAmount(amount)
-                .setLeaseTtlNs(leaseTtl.toNanos())
-                .setTimeoutNs(timeoutNanos));
-  }
-
   private @Nullable Lease lease(LeaseGranted g) {
     if (g.getPermitId() == 0) {
       return null;
@@ -688,7 +615,7 @@ public final class NamedSemaphore {
   }
 
   private boolean awaitZero(long timeoutNanos) throws InterruptedException {
-    return rpc.callWaiting(awaitZeroRequest(timeoutNanos), timeoutNanos, r -> {})
+    return rpc.callWaiting(requests.awaitZero(timeoutNanos), timeoutNanos, r -> {})
         .getZeroReached()
         .getReached();
   }
@@ -699,12 +626,9 @@ public final class NamedSemaphore {
    */
   public CompletableFuture<Boolean> awaitZeroAsync(Duration timeout) {
     return rpc.callWaitingAsync(
-        awaitZeroRequest(Rpc.timeoutNanos(timeout)), r -> {}, r -> r.getZeroReached().getReached());
-  }
-
-  private Request.Builder awaitZeroRequest(long timeoutNanos) {
-    return Request.newBuilder()
-        .setAwaitZero(AwaitZero.newBuilder().setName(nameBytes).setTimeoutNs(timeoutNanos));
+        requests.awaitZero(Rpc.timeoutNanos(timeout)),
+        r -> {},
+        r -> r.getZeroReached().getReached());
   }
 
   @Override

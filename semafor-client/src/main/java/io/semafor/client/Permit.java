@@ -2,8 +2,6 @@ package io.semafor.client;
 
 import io.semafor.ErrorCode;
 import io.semafor.client.internal.Rpc;
-import io.semafor.protocol.v1.Release;
-import io.semafor.protocol.v1.ReleaseSlot;
 import io.semafor.protocol.v1.Request;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,16 +117,11 @@ public final class Permit implements AutoCloseable {
   /** One release of the amount, or one per slot so the right slots are freed. */
   private List<Request.Builder> releaseRequests() {
     if (slots.isEmpty()) {
-      return List.of(
-          Request.newBuilder()
-              .setRelease(Release.newBuilder().setName(semaphore.nameBytes()).setAmount(amount)));
+      return List.of(semaphore.requests().release(amount));
     }
     List<Request.Builder> requests = new ArrayList<>();
     for (long slot : slots) {
-      requests.add(
-          Request.newBuilder()
-              .setReleaseSlot(
-                  ReleaseSlot.newBuilder().setName(semaphore.nameBytes()).setSlot(slot)));
+      requests.add(semaphore.requests().releaseSlot(slot));
     }
     return requests;
   }
