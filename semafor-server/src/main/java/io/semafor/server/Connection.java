@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * carried out after the lock is released, in order, so one that loops back (a local replicator
  * applying on the calling thread) finds the machine ready.
  */
-final class Connection extends SimpleChannelInboundHandler<ClientFrame> implements CommandOrigin {
+final class Connection extends SimpleChannelInboundHandler<ClientFrame>
+    implements CommandOrigin, Outbox.Recipient {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
   /** Resume secrets and id entropy: unguessable, and shared by every connection (thread-safe). */
@@ -292,7 +293,8 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   }
 
   /** A read, snapshot or watch start this connection asked for was answered. Any thread. */
-  void readAnswered() {
+  @Override
+  public void readAnswered() {
     step(m -> m.readAnswered(Moment.now()));
   }
 
@@ -329,12 +331,14 @@ final class Connection extends SimpleChannelInboundHandler<ClientFrame> implemen
   // ------------------------------------------------------------------ what others ask of it
 
   /** The channel, once active; null before. */
-  @Nullable Channel channel() {
+  @Override
+  public @Nullable Channel channel() {
     return channel;
   }
 
   /** The deferred flush of this connection's watch events; used on its channel's loop only. */
-  DeferredFlush watchFlush() {
+  @Override
+  public DeferredFlush watchFlush() {
     return watchFlush;
   }
 

@@ -20,8 +20,9 @@ import java.util.function.LongSupplier;
  */
 final class DeferredFlush {
   /**
-   * The least time between two deferred flushes of one connection: a watcher is told at most a
-   * millisecond late, and a busy semaphore's events reach it in one write per millisecond rather
+   * The least time between two deferred flushes of one connection: a watcher is told about a
+   * millisecond late at most (the epoll transport's timers are that precise; NIO's round up to the
+   * next millisecond), and a busy semaphore's events reach it in one write per millisecond rather
    * than one per batch.
    */
   static final long SPACING_NANOS = 1_000_000;

@@ -204,20 +204,35 @@ final class FrameCodec {
     }
   }
 
-  /** Appends {@code message} to {@code out} as one frame: its length, then its bytes. */
+  /**
+   * Appends {@code message} to {@code out} as one frame: its length, then its bytes. On failure
+   * nothing is appended (a length without its bytes would break every frame after it).
+   */
   static int write(MessageLite message, ByteBuf out) throws IOException {
-    int size = message.getSerializedSize();
-    CodedOutputStream coded = frame(out, size);
-    message.writeTo(coded);
-    return framed(out, coded, size);
+    int start = out.writerIndex();
+    try {
+      int size = message.getSerializedSize();
+      CodedOutputStream coded = frame(out, size);
+      message.writeTo(coded);
+      return framed(out, coded, size);
+    } catch (IOException | RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
   }
 
-  /** Appends {@code frame} to {@code out}: its length, then its bytes. */
+  /** Appends {@code frame} to {@code out}: its length, then its bytes; on failure, nothing. */
   static int write(ChangedFrame frame, ByteBuf out) throws IOException {
-    int size = frame.size();
-    CodedOutputStream coded = frame(out, size);
-    frame.writeTo(coded);
-    return framed(out, coded, size);
+    int start = out.writerIndex();
+    try {
+      int size = frame.size();
+      CodedOutputStream coded = frame(out, size);
+      frame.writeTo(coded);
+      return framed(out, coded, size);
+    } catch (IOException | RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
   }
 
   /** Writes the length prefix of a {@code size}-byte frame; returns where its bytes go. */

@@ -5,8 +5,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.semafor.protocol.v1.ServerFrame;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +24,18 @@ import org.jspecify.annotations.Nullable;
  * <p>Used only by the applying thread (the replicator serialises it); not thread-safe.
  */
 final class Outbox {
+  /** What the outbox needs of a connection it writes to ({@link Connection}). */
+  interface Recipient {
+    /** The channel, once active; null before. */
+    @Nullable Channel channel();
+
+    /** Its deferred flush of watch events; used on its channel's loop only. */
+    DeferredFlush watchFlush();
+
+    /** A read's answer to it is in its channel's buffer: the read's slot is free. Any thread. */
+    void readAnswered();
+  }
+
   private final List<Channel> channels = new ArrayList<>();
 
   /** What goes to each of {@link #channels}, in the order queued. */
@@ -31,7 +45,10 @@ final class Outbox {
    * Each connection's watch events still being added to: closed by anything else queued for the
    * connection (so that its frames leave in the order they were queued), and by the flush.
    */
-  private final IdentityHashMap<Connection, WatchBytes> openWatchBytes = new IdentityHashMap<>();
+  private final IdentityHashMap<Recipient, WatchBytes> openWatchBytes = new IdentityHashMap<>();
+
+  /** Which of the queue's frames the flush under way handed to a channel or to a loop's task. */
+  private final BitSet handed = new BitSet();
 
   /** Something queued for a channel. */
   private sealed interface Outgoing {}
@@ -40,13 +57,13 @@ final class Outbox {
   private record Frame(ServerFrame frame) implements Outgoing {}
 
   /** A read's answer and the connection whose read it answers. */
-  private record ReadAnswer(Connection connection, ServerFrame frame) implements Outgoing {}
+  private record ReadAnswer(Recipient connection, ServerFrame frame) implements Outgoing {}
 
   /** Watch events and the connection whose deferred flush sends them. */
-  private record WatchEvents(Connection connection, WatchBytes bytes) implements Outgoing {}
+  private record WatchEvents(Recipient connection, WatchBytes bytes) implements Outgoing {}
 
   /** Queues {@code frame} for {@code connection}; dropped at flush if the connection is gone. */
-  void add(Connection connection, ServerFrame frame) {
+  void add(Recipient connection, ServerFrame frame) {
     Channel channel = connection.channel();
     if (channel != null) {
       queue(connection, channel, new Frame(frame));
@@ -58,7 +75,7 @@ final class Outbox {
    * freed once the answer is written to the channel ({@link Connection#readAnswered}): until then
    * the answer is counted by nothing else (not the channel's unread bytes, not its writability).
    */
-  void addReadAnswer(Connection connection, ServerFrame frame) {
+  void addReadAnswer(Recipient connection, ServerFrame frame) {
     Channel channel = connection.channel();
     if (channel != null) {
       queue(connection, channel, new ReadAnswer(connection, frame));
@@ -72,7 +89,7 @@ final class Outbox {
    * events of this batch go into since anything else was queued for it. Written with the batch, but
    * flushed later ({@link DeferredFlush}) unless an answer to the same connection flushes it first.
    */
-  @Nullable WatchBytes watchBytes(Connection connection) {
+  @Nullable WatchBytes watchBytes(Recipient connection) {
     WatchBytes open = openWatchBytes.get(connection);
     if (open != null) {
       return open;
@@ -88,7 +105,7 @@ final class Outbox {
     return bytes;
   }
 
-  private void queue(Connection connection, Channel channel, Outgoing frame) {
+  private void queue(Recipient connection, Channel channel, Outgoing frame) {
     if (!openWatchBytes.isEmpty()) {
       openWatchBytes.remove(connection);
     }
@@ -118,33 +135,52 @@ final class Outbox {
     }
     openWatchBytes.clear();
     IdentityHashMap<EventLoop, Delivery> elsewhere = null;
-    boolean wroteHere = false;
-    for (int i = 0; i < n; i++) {
-      Channel channel = channels.get(i);
-      EventLoop loop = channel.eventLoop();
-      if (loop.inEventLoop()) {
-        write(channel, frames.get(i));
-        wroteHere = true;
-      } else {
-        if (elsewhere == null) {
-          elsewhere = new IdentityHashMap<>();
-        }
-        elsewhere.computeIfAbsent(loop, l -> new Delivery()).add(channel, frames.get(i));
-      }
-    }
-    if (wroteHere) {
+    handed.clear();
+    boolean done = false;
+    try {
+      boolean wroteHere = false;
       for (int i = 0; i < n; i++) {
         Channel channel = channels.get(i);
-        if (channel.eventLoop().inEventLoop()) {
-          flush(channel, frames.get(i)); // nothing to do for a channel already flushed
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+          handed.set(i);
+          write(channel, frames.get(i));
+          wroteHere = true;
+        } else {
+          if (elsewhere == null) {
+            elsewhere = new IdentityHashMap<>();
+          }
+          elsewhere.computeIfAbsent(loop, l -> new Delivery()).add(channel, frames.get(i), i);
         }
       }
+      if (wroteHere) {
+        for (int i = 0; i < n; i++) {
+          Channel channel = channels.get(i);
+          if (channel.eventLoop().inEventLoop()) {
+            flush(channel, frames.get(i)); // nothing to do for a channel already flushed
+          }
+        }
+      }
+      if (elsewhere != null) {
+        for (Map.Entry<EventLoop, Delivery> e : elsewhere.entrySet()) {
+          e.getKey().execute(e.getValue());
+          e.getValue().indices.forEach(handed::set);
+        }
+      }
+      done = true;
+    } finally {
+      if (!done) {
+        // a flush that failed half-way (a loop shutting down refuses its task): the watch events
+        // nobody was handed are released here, and nothing is written again by the next flush
+        for (int i = 0; i < n; i++) {
+          if (!handed.get(i) && frames.get(i) instanceof WatchEvents w) {
+            w.bytes().buffer().release();
+          }
+        }
+      }
+      channels.clear();
+      frames.clear();
     }
-    if (elsewhere != null) {
-      elsewhere.forEach(EventLoop::execute);
-    }
-    channels.clear();
-    frames.clear();
     if (afterWritten == null) {
       return;
     }
@@ -200,9 +236,13 @@ final class Outbox {
     private final List<Channel> channels = new ArrayList<>();
     private final List<Outgoing> frames = new ArrayList<>();
 
-    void add(Channel channel, Outgoing frame) {
+    /** Where each frame stands in the outbox's queue. */
+    private final List<Integer> indices = new ArrayList<>();
+
+    void add(Channel channel, Outgoing frame, int index) {
       channels.add(channel);
       frames.add(frame);
+      indices.add(index);
     }
 
     @Override
