@@ -49,8 +49,9 @@ class ElectionSpreadTest {
     }
   }
 
+  /** {@code ElectionSpread} never draws below MicroRaft's own bound: this is 0.7's behaviour. */
   @Test
-  void withoutASpreadMicroRaftVariesItsRoundsByATenthOfAPeriodOnly() {
+  void withNoSpreadGivenTheRoundsVaryByMicroRaftsOwnTenthOfAPeriodOnly() {
     LongSummaryStatistics s = rounds(Duration.ZERO);
 
     assertThat(s.getMin()).isGreaterThanOrEqualTo(3_000); // 300 ms: 3 periods of 1,000

@@ -331,9 +331,13 @@ class MicroRaftReplicatorTest {
         .until(() -> running.values().stream().allMatch(r -> snapshotIndex(r) == snapshot));
     List<String> followers = new ArrayList<>(running.keySet());
     followers.remove(firstId);
-    for (String f : followers) {
-      running.remove(f).close();
-    }
+    // both at once: the leader, cut off, steps down after the election timeout (1 s here), and the
+    // entry below must reach its log before that
+    CompletableFuture.allOf(
+            followers.stream()
+                .map(f -> CompletableFuture.runAsync(() -> running.remove(f).close()))
+                .toArray(CompletableFuture[]::new))
+        .join();
     first.submit(request(session, id++, new Operation.Increment(X, 1)), new Object());
     await().atMost(WAIT).until(() -> lastLogIndex(first) == snapshot + 1); // nobody else has it
     running.remove(firstId).close();

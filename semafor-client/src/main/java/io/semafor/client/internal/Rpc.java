@@ -83,7 +83,8 @@ public final class Rpc {
 
   /**
    * {@link #callWaiting}, for a caller with more to do before the grant is its own (confirm its
-   * delivery): the answer is held, not yet handed over, until {@link Held#take}. Close the result.
+   * delivery): the answer is held, not yet handed over, until {@link HeldAnswer#take}. Close the
+   * result.
    */
   public HeldAnswer callHeld(Request.Builder request, long timeoutNanos, Consumer<Response> undo)
       throws InterruptedException {
