@@ -209,25 +209,24 @@ final class FrameCodec {
    * nothing is appended (a length without its bytes would break every frame after it).
    */
   static int write(MessageLite message, ByteBuf out) throws IOException {
-    int start = out.writerIndex();
-    try {
-      int size = message.getSerializedSize();
-      CodedOutputStream coded = frame(out, size);
-      message.writeTo(coded);
-      return framed(out, coded, size);
-    } catch (IOException | RuntimeException e) {
-      out.writerIndex(start);
-      throw e;
-    }
+    return write(message.getSerializedSize(), message::writeTo, out);
   }
 
   /** Appends {@code frame} to {@code out}: its length, then its bytes; on failure, nothing. */
   static int write(ChangedFrame frame, ByteBuf out) throws IOException {
+    return write(frame.size(), frame::writeTo, out);
+  }
+
+  /** A frame's bytes, written to a stream with room for exactly them. */
+  private interface Body {
+    void writeTo(CodedOutputStream out) throws IOException;
+  }
+
+  private static int write(int size, Body body, ByteBuf out) throws IOException {
     int start = out.writerIndex();
     try {
-      int size = frame.size();
       CodedOutputStream coded = frame(out, size);
-      frame.writeTo(coded);
+      body.writeTo(coded);
       return framed(out, coded, size);
     } catch (IOException | RuntimeException e) {
       out.writerIndex(start);
