@@ -60,10 +60,11 @@ final class EdgeWatches {
   private long logTime;
 
   /**
-   * The bytes of each state the hub handed out during the call being handled, by identity: the hub
-   * renders a changed state once for every watch of the same shape. Cleared after each call.
+   * The frame of each state the hub handed out during the call being handled, by identity (its name
+   * and its bytes, encoded once): the hub renders a changed state once for every watch of the same
+   * shape. Cleared after each call.
    */
-  private final IdentityHashMap<io.semafor.core.Result, byte[]> encodedStates =
+  private final IdentityHashMap<io.semafor.core.Result, ChangedFrame> encodedStates =
       new IdentityHashMap<>();
 
   /**
@@ -230,9 +231,10 @@ final class EdgeWatches {
       }
       if (event instanceof WatchEvent.Changed c) {
         // every watch told this state gets the same bytes: encoded once, copied per frame
-        byte[] state =
-            encodedStates.computeIfAbsent(c.state(), s -> WireResults.watchedState(s, logTime));
-        queued += to.append(ChangedFrame.of(c.id(), c.revision(), c.name(), c.state(), state));
+        ChangedFrame frame =
+            encodedStates.computeIfAbsent(
+                c.state(), s -> ChangedFrame.of(c.name(), s, WireResults.watchedState(s, logTime)));
+        queued += to.append(frame, c.id(), c.revision());
         return;
       }
       queued +=

@@ -212,9 +212,12 @@ final class FrameCodec {
     return write(message.getSerializedSize(), message::writeTo, out);
   }
 
-  /** Appends {@code frame} to {@code out}: its length, then its bytes; on failure, nothing. */
-  static int write(ChangedFrame frame, ByteBuf out) throws IOException {
-    return write(frame.size(), frame::writeTo, out);
+  /**
+   * Appends {@code frame} for watch {@code id} at {@code revision} to {@code out}: its length, then
+   * its bytes; on failure, nothing.
+   */
+  static int write(ChangedFrame frame, long id, long revision, ByteBuf out) throws IOException {
+    return write(frame.size(id, revision), coded -> frame.writeTo(coded, id, revision), out);
   }
 
   /** A frame's bytes, written to a stream with room for exactly them. */

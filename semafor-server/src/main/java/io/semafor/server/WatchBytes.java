@@ -36,10 +36,13 @@ final class WatchBytes {
     }
   }
 
-  /** Appends {@code frame}, whose state was encoded once for every watch told it. */
-  int append(ChangedFrame frame) {
+  /**
+   * Appends {@code frame}, made once for every watch told it, for watch {@code id} at {@code
+   * revision}.
+   */
+  int append(ChangedFrame frame, long id, long revision) {
     try {
-      return FrameCodec.write(frame, buffer);
+      return FrameCodec.write(frame, id, revision, buffer);
     } catch (IOException e) {
       throw new UncheckedIOException("a watch event did not fit the bytes counted for it", e);
     }

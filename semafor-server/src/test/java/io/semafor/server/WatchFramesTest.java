@@ -70,10 +70,9 @@ class WatchFramesTest {
     WatchEvent.Changed event = new WatchEvent.Changed(id, revision, Name.of(name), state);
     WatchBytes bytes = new WatchBytes(UnpooledByteBufAllocator.DEFAULT);
     ChangedFrame frame =
-        ChangedFrame.of(
-            id, revision, Name.of(name), state, WireResults.watchedState(state, LOG_TIME));
+        ChangedFrame.of(Name.of(name), state, WireResults.watchedState(state, LOG_TIME));
 
-    int taken = bytes.append(frame);
+    int taken = bytes.append(frame, id, revision);
     List<byte[]> read = frames(bytes);
 
     assertThat(read).hasSize(1);
@@ -84,6 +83,21 @@ class WatchFramesTest {
   }
 
   @Test
+  void oneChangedStateIsWrittenForEachWatchUnderItsOwnIdAndRevision() {
+    ChangedFrame once =
+        ChangedFrame.of(Name.of("p"), status("p"), WireResults.watchedState(status("p"), LOG_TIME));
+    WatchBytes bytes = new WatchBytes(UnpooledByteBufAllocator.DEFAULT);
+
+    bytes.append(once, 1, 10);
+    bytes.append(once, 2, 10);
+
+    assertThat(frames(bytes))
+        .containsExactly(
+            generated(new WatchEvent.Changed(1, 10, Name.of("p"), status("p"))),
+            generated(new WatchEvent.Changed(2, 10, Name.of("p"), status("p"))));
+  }
+
+  @Test
   void eventsFramedIntoOneBufferAreReadAsTheFramesTheyWereInTheirOrder() {
     WatchEvent.Changed changed = new WatchEvent.Changed(2, 10, Name.of("p"), status("p"));
     WatchEvent.Synced synced = new WatchEvent.Synced(2, 10);
@@ -91,8 +105,9 @@ class WatchFramesTest {
     WatchBytes bytes = new WatchBytes(UnpooledByteBufAllocator.DEFAULT);
 
     bytes.append(
-        ChangedFrame.of(
-            2, 10, Name.of("p"), status("p"), WireResults.watchedState(status("p"), LOG_TIME)));
+        ChangedFrame.of(Name.of("p"), status("p"), WireResults.watchedState(status("p"), LOG_TIME)),
+        2,
+        10);
     bytes.append(
         ServerFrame.newBuilder().setWatchEvent(WireResults.watchEvent(synced, LOG_TIME)).build());
     for (int i = 0; i < 200; i++) { // past the buffer's first size: it grows

@@ -13,16 +13,11 @@ import java.io.IOException;
  * A {@code ServerFrame} holding a {@code CHANGED} watch event, written by hand around a state
  * encoded once ({@link WireResults#watchedState}) so that every watch told that state gets its
  * bytes copied, not serialised again (decision 0041: 100 watchers of a busy semaphore spent most of
- * the server's time serialising the same state). The bytes are those the generated code writes for
- * {@link WireResults#watchEvent} (WatchFramesTest). Immutable.
+ * the server's time serialising the same state). Made once per changed state; each watch's id and
+ * revision are given when it is written. The bytes are those the generated code writes for {@link
+ * WireResults#watchEvent} (WatchFramesTest). Immutable.
  */
 public final class ChangedFrame {
-  /** The watch's id (0 is left out, as protobuf leaves out defaults). */
-  private final long id;
-
-  /** The revision of the change (0 is left out). */
-  private final long revision;
-
   /** The semaphore's name, UTF-8. */
   private final ByteString name;
 
@@ -32,28 +27,25 @@ public final class ChangedFrame {
   /** The state's bytes; not copied, not changed. */
   private final byte[] state;
 
-  private ChangedFrame(long id, long revision, ByteString name, int stateField, byte[] state) {
-    this.id = id;
-    this.revision = revision;
+  private ChangedFrame(ByteString name, int stateField, byte[] state) {
     this.name = name;
     this.stateField = stateField;
     this.state = state;
   }
 
   /**
-   * The frame telling watch {@code id} that {@code name} is {@code state} at {@code revision}, the
-   * state's bytes being {@code bytes} (from {@link WireResults#watchedState}; not copied, must not
-   * change).
+   * The frame telling a watch that {@code name} is {@code state}, the state's bytes being {@code
+   * bytes} (from {@link WireResults#watchedState}; not copied, must not change).
    */
-  public static ChangedFrame of(long id, long revision, Name name, Result state, byte[] bytes) {
+  public static ChangedFrame of(Name name, Result state, byte[] bytes) {
     int field =
         state instanceof Result.SemaphoreDetail
             ? WatchEvent.DETAIL_FIELD_NUMBER
             : WatchEvent.STATUS_FIELD_NUMBER;
-    return new ChangedFrame(id, revision, ByteString.copyFrom(name.toBytes()), field, bytes);
+    return new ChangedFrame(ByteString.copyFrom(name.toBytes()), field, bytes);
   }
 
-  private int eventSize() {
+  private int eventSize(long id, long revision) {
     return (id == 0 ? 0 : CodedOutputStream.computeUInt64Size(WatchEvent.ID_FIELD_NUMBER, id))
         + (revision == 0
             ? 0
@@ -66,22 +58,26 @@ public final class ChangedFrame {
         + CodedOutputStream.computeByteArraySize(stateField, state);
   }
 
-  /** The frame's size in bytes, without the length prefix. */
-  public int size() {
-    int inner = eventSize();
+  /**
+   * The frame's size in bytes for watch {@code id} at {@code revision} (each 0 is left out, as
+   * protobuf leaves out defaults), without the length prefix.
+   */
+  public int size(long id, long revision) {
+    int inner = eventSize(id, revision);
     return CodedOutputStream.computeTagSize(ServerFrame.WATCH_EVENT_FIELD_NUMBER)
         + CodedOutputStream.computeUInt32SizeNoTag(inner)
         + inner;
   }
 
   /**
-   * Writes the frame's {@link #size()} bytes to {@code out} (not flushed).
+   * Writes the frame's {@link #size} bytes for watch {@code id} at {@code revision} to {@code out}
+   * (not flushed).
    *
    * @throws IOException if {@code out} has less room than that
    */
-  public void writeTo(CodedOutputStream out) throws IOException {
+  public void writeTo(CodedOutputStream out, long id, long revision) throws IOException {
     out.writeTag(ServerFrame.WATCH_EVENT_FIELD_NUMBER, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-    out.writeUInt32NoTag(eventSize());
+    out.writeUInt32NoTag(eventSize(id, revision));
     if (id != 0) {
       out.writeUInt64(WatchEvent.ID_FIELD_NUMBER, id);
     }
