@@ -549,7 +549,6 @@ public final class NamedSemaphore {
                 ? CompletableFuture.completedFuture(null)
                 : rpc.acknowledgedAsync(epoch),
         r -> Optional.ofNullable(lease(r.getLeaseGranted())),
-        false,
         (r, e) ->
             new Rpc.Unreported(
                 undelivered(

@@ -251,7 +251,10 @@ public final class WaitMany implements AutoCloseable {
    * entries, as after an interrupt), and grants reported before the withdrawal arrived, or whose
    * delivery was still being confirmed, are given back (incremented) and their callbacks dropped;
    * if the client is closed first, the closing gives them back and the future fails with
-   * UNAVAILABLE (docs/semantics.md#cancelled-waits).
+   * UNAVAILABLE (docs/semantics.md#cancelled-waits). A {@code cancel} that comes once the callbacks
+   * are being called returns false, and the future completes with their count: a cancel that
+   * returns true called no callback. The same holds for {@code orTimeout} and the caller's own
+   * {@code complete}.
    */
   public CompletableFuture<Integer> awaitAsync(Duration timeout) {
     long epoch = rpc.sessionEpoch();
@@ -260,7 +263,6 @@ public final class WaitMany implements AutoCloseable {
         this::giveBack,
         r -> granted(r) ? rpc.acknowledgedAsync(epoch) : CompletableFuture.completedFuture(null),
         this::deliver,
-        true,
         (r, e) -> new Rpc.Unreported(unconfirmed(r, e), false));
   }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -238,6 +239,51 @@ class CancelRaceTest {
     }
   }
 
+  /**
+   * The window behind a lost grant in CI (WAIT_MANY_ASYNC x FUTURE_CANCEL): the future was
+   * cancelled while its report's callbacks ran, so the caller held a cancelled future and a grant
+   * its callback was told of. Held open here: the callback waits until the caller has tried to
+   * cancel. The cancel must fail and the future complete with the report.
+   */
+  @Test
+  void aCancelWhileAWaitManyReportsCallbacksRunFailsAndTheFutureCompletesWithTheReport()
+      throws Exception {
+    String name = "reporting-" + names.incrementAndGet();
+    holder.create(name, 1, SemaphoreOptions.DEFAULT.capacity(1));
+    Permit held = holder.semaphore(name).tryAcquirePermit(1, Duration.ZERO);
+    assertThat(held).isNotNull();
+    try (SemaforClient waiter = semafor.newClient();
+        WaitMany list = waiter.waitMany()) {
+      CountDownLatch inCallback = new CountDownLatch(1);
+      CountDownLatch cancelTried = new CountDownLatch(1);
+      AtomicLong granted = new AtomicLong();
+      list.add(
+          name,
+          1,
+          amount -> {
+            granted.set(amount);
+            inCallback.countDown();
+            awaitQuietly(cancelTried);
+          });
+      CompletableFuture<Integer> reported = list.awaitAsync(LONG_WAIT);
+      awaitQueued(holder.semaphore(name), AsyncForm.WAIT_MANY_ASYNC);
+
+      held.release();
+      assertThat(inCallback.await(10, TimeUnit.SECONDS)).as("the callback is called").isTrue();
+      boolean cancelled = reported.cancel(true);
+      cancelTried.countDown();
+
+      assertThat(cancelled).as("cancel once the callbacks run").isFalse();
+      assertThat(reported.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+      assertThat(granted.get()).isEqualTo(1);
+      waiter.semaphore(name).increment(1); // the caller gives back what it was told it got
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(5))
+          .until(checker.semaphore(name)::inspect, CancelRaceTest::whole);
+    }
+  }
+
   /** Every constant, or those named in the system property {@code property} (comma-separated). */
   private static <E extends Enum<E>> List<E> chosen(Class<E> type, String property) {
     String names = System.getProperty(property, "");
@@ -366,6 +412,13 @@ class CancelRaceTest {
     try {
       told = pending.told().apply(pending.future().get(30, TimeUnit.SECONDS));
     } catch (java.util.concurrent.CancellationException e) {
+      long reported = pending.reported().getAsLong();
+      if (reported > 0) {
+        // a cancel that returned true must have reported nothing
+        // (docs/semantics.md#cancelled-waits)
+        waiter.close();
+        return "told cancelled, yet a callback was told of " + reported;
+      }
       told = new Outcome("cancelled", null, pending.list());
     } catch (java.util.concurrent.ExecutionException e) {
       told = new Outcome(String.valueOf(e.getCause()), null, pending.list());
@@ -374,13 +427,21 @@ class CancelRaceTest {
   }
 
   /**
-   * An asynchronous call under way: its future, what its value tells the caller, and the WaitMany
-   * list it waits on (if any).
+   * An asynchronous call under way: its future, what its value tells the caller, the WaitMany list
+   * it waits on (if any) and what that list's callbacks were told.
    */
   private record Pending(
       CompletableFuture<?> future,
       java.util.function.Function<Object, Outcome> told,
-      @Nullable WaitMany list) {}
+      @Nullable WaitMany list,
+      LongSupplier reported) {
+    Pending(
+        CompletableFuture<?> future,
+        java.util.function.Function<Object, Outcome> told,
+        @Nullable WaitMany list) {
+      this(future, told, list, () -> 0);
+    }
+  }
 
   /** Starts the asynchronous call of {@code form}. */
   private Pending start(AsyncForm form, SemaforClient waiter, boolean closes, String name) {
@@ -459,7 +520,8 @@ class CancelRaceTest {
                       list)
                   : new Outcome("reported nothing", null, list);
             },
-            list);
+            list,
+            granted::get);
       }
     }
     throw new AssertionError(form);

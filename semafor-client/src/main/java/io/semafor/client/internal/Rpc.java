@@ -264,7 +264,6 @@ public final class Rpc {
         undo,
         answer -> CompletableFuture.completedFuture(null),
         report,
-        false,
         (answer, e) -> new Unreported(e, true));
   }
 
@@ -272,15 +271,15 @@ public final class Rpc {
    * The asynchronous form of {@link #callHeld} (docs/semantics.md#cancelled-waits). Once the answer
    * is read and {@code confirm}'s future for it completes (at once, or once the grant's delivery is
    * confirmed), the grant becomes the caller's and the returned future completes with what {@code
-   * report} makes of it; {@code report} runs only while the future is not done. If the caller
-   * cancels the future after {@code report} ran, the grant is given back unless {@code callsBack}
-   * (the report called the caller's callbacks with it: then it was reported). Otherwise the grant
-   * is given back with {@code undo}: if the caller cancelled the future (the request is then
-   * withdrawn from the server, and a grant that raced the withdrawal goes back), or if {@code
-   * confirm} failed and {@code unconfirmed} says so (it also names the failure to report). If the
-   * client is closed first, the closing gives the grant back ({@link #giveBackWaiting}) and the
-   * future fails with UNAVAILABLE. Give-backs run on a thread of their own: the thread completing a
-   * future may be the one reading the connection, which must not wait for its own reading.
+   * report} makes of it (which may call the caller's callbacks). The future's outcome is decided
+   * once ({@link GrantFuture}): a caller's {@code cancel} (or timeout, or completion) before the
+   * handing starts wins, and the grant is given back with {@code undo}, the request withdrawn from
+   * the server (a grant that raced the withdrawal goes back too); a {@code cancel} after it returns
+   * false, and the future completes with the grant. The grant is also given back if {@code confirm}
+   * failed and {@code unconfirmed} says so (it also names the failure to report). If the client is
+   * closed first, the closing gives the grant back ({@link #giveBackWaiting}) and the future fails
+   * with UNAVAILABLE. Give-backs run on a thread of their own: the thread completing a future may
+   * be the one reading the connection, which must not wait for its own reading.
    */
   @SuppressWarnings("FutureReturnValueIgnored") // each stage hands every outcome on to result
   public <T> CompletableFuture<T> callWaitingAsync(
@@ -288,9 +287,8 @@ public final class Rpc {
       Consumer<Response> undo,
       Function<Response, CompletableFuture<?>> confirm,
       Function<Response, T> report,
-      boolean callsBack,
       BiFunction<Response, SemaforException, Unreported> unconfirmed) {
-    CompletableFuture<T> result = new CompletableFuture<>();
+    GrantFuture<T> result = new GrantFuture<>();
     Claim claim;
     try {
       claim = claims.open(undo);
@@ -301,8 +299,8 @@ public final class Rpc {
     Call call = link.request(request, true, claim);
     result.whenComplete(
         (value, error) -> {
-          if (result.isCancelled() && !call.answer.isDone()) {
-            withdraw(call);
+          if (!call.answer.isDone()) {
+            withdraw(call); // the caller decided first: cancelled, completed or timed it out
           }
         });
     call.answer.whenComplete(
@@ -325,8 +323,7 @@ public final class Rpc {
             confirmed = CompletableFuture.failedFuture(e);
           }
           confirmed.whenComplete(
-              (ignored, failure) ->
-                  hand(result, claim, r, failure, report, callsBack, unconfirmed));
+              (ignored, failure) -> hand(result, claim, r, failure, report, unconfirmed));
         });
     return result;
   }
@@ -338,12 +335,11 @@ public final class Rpc {
 
   /** Hands a confirmed answer to the caller's future, or gives its grant back. */
   private <T> void hand(
-      CompletableFuture<T> result,
+      GrantFuture<T> result,
       Claim claim,
       Response answer,
       @Nullable Throwable failure,
       Function<Response, T> report,
-      boolean callsBack,
       BiFunction<Response, SemaforException, Unreported> unconfirmed) {
     try {
       if (!claim.take()) {
@@ -361,19 +357,17 @@ public final class Rpc {
           giveBackLater(claim, answer);
         }
         result.completeExceptionally(u.failure());
-      } else if (result.isDone()) {
-        giveBackLater(claim, answer); // the caller cancelled its future first
+      } else if (!result.startHanding()) {
+        giveBackLater(claim, answer); // the caller cancelled (or completed) its future first
       } else {
         T value;
         try {
           value = report.apply(answer);
         } catch (RuntimeException e) {
-          result.completeExceptionally(e);
+          result.handingFailed(e);
           return;
         }
-        if (!result.complete(value) && !callsBack) {
-          giveBackLater(claim, answer); // cancelled just now; callbacks would have reported it
-        }
+        result.handOver(value);
       }
     } finally {
       claims.done(claim);
