@@ -2,13 +2,12 @@ package io.semafor.cli;
 
 import io.semafor.http.HttpConfig;
 import io.semafor.http.HttpOptions;
-import io.semafor.microraft.MicroRaftConfig;
-import io.semafor.microraft.MicroRaftReplicator;
-import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.ReplicatorFactory;
+import io.semafor.replication.ReplicatorProvider;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.GroupMember;
 import io.semafor.server.Logging;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
@@ -100,9 +99,10 @@ final class ServerCommand implements Callable<Integer> {
       names = "--replicator",
       paramLabel = "microraft|ratis",
       description =
-          "Cluster node: the Raft library the cluster replicates on: microraft (the default: one"
-              + " thread per member, decision 0046) or ratis (Apache Ratis). Every member of a"
-              + " cluster runs the same one; a data directory is for the one that made it.")
+          "Cluster node: the Raft library the cluster replicates on, by name: microraft (the"
+              + " default: one thread per member, decision 0046) or ratis (Apache Ratis); any"
+              + " replicator on the class path is found by its name. Every member of a cluster"
+              + " runs the same one; a data directory is for the one that made it.")
   @Nullable String replicator;
 
   @Option(
@@ -158,25 +158,32 @@ final class ServerCommand implements Callable<Integer> {
               + (implied == null ? "" : " --node-id " + implied.id() + " --peers " + implied)
               + "` first");
     }
-    boolean micro =
-        switch (replicator == null ? "microraft" : replicator.toLowerCase(Locale.ROOT)) {
-          case "ratis" -> false;
-          case "microraft" -> true;
-          default ->
-              throw usage("--replicator: '" + replicator + "' is neither microraft nor ratis");
-        };
-    ClusterConfig cluster = cluster(implied, micro ? Map.of() : raftProperties);
-    ClusterConfig.Peer self = cluster.self();
+    ReplicatorProvider provider = provider();
+    ClusterSpec cluster = cluster(implied);
+    GroupMember self = cluster.self();
     ServerConfig config = options.config(self.host(), self.clientPort());
     checked(() -> http.port(config.port()));
     PeerTls peerTls = peerTls(implied != null);
-    if (micro) {
-      MicroRaftConfig microConfig = microRaft(cluster, peerTls);
-      Main.run(config, MicroRaftReplicator.factory(microConfig), api);
-      return ExitCodes.OK;
+    if (peerTls != null) {
+      cluster = cluster.withTls(peerTls);
     }
-    Main.run(config, RaftReplicator.factory(cluster, peerTls), api);
+    ReplicatorFactory factory;
+    try {
+      factory = provider.factory(cluster);
+    } catch (IllegalArgumentException e) {
+      throw usage(String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));
+    }
+    Main.run(config, factory, api);
     return ExitCodes.OK;
+  }
+
+  /** The replicator {@code --replicator} names, found on the class path (the default if none). */
+  private ReplicatorProvider provider() {
+    try {
+      return ReplicatorProvider.named(replicator == null ? ReplicatorProvider.DEFAULT : replicator);
+    } catch (IllegalArgumentException e) {
+      throw usage("--" + e.getMessage());
+    }
   }
 
   /** The HTTP API's settings ({@code --http-*}), checked before anything starts. */
@@ -306,48 +313,31 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** The MicroRaft replicator's view of the cluster (decision 0043). */
-  private MicroRaftConfig microRaft(ClusterConfig cluster, @Nullable PeerTls peerTls) {
-    try {
-      MicroRaftConfig config =
-          MicroRaftConfig.of(
-                  cluster.nodeId(),
-                  cluster.peers().stream().map(ClusterConfig.Peer::member).toList(),
-                  cluster.dataDir(),
-                  cluster.durability() == ClusterConfig.Durability.FSYNC,
-                  cluster.electionTimeoutMin(),
-                  cluster.electionTimeoutMax().minus(cluster.electionTimeoutMin()))
-              .withProperties(raftProperties);
-      if (peerTls != null) {
-        config = config.withTls(peerTls);
-      }
-      return join ? config.joining() : config;
-    } catch (IllegalArgumentException e) {
-      throw usage(String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));
-    }
-  }
-
-  private ClusterConfig cluster(
-      @Nullable SingleMember implied, Map<String, String> ratisProperties) {
+  /**
+   * The cluster this node belongs to, from its options: members, data directory, durability,
+   * election timeouts, {@code --join} and the replicator's tuning ({@code --raft-property}, which
+   * the replicator checks).
+   */
+  private ClusterSpec cluster(@Nullable SingleMember implied) {
     if (dataDir == null || (implied == null && (nodeId == null || peers == null))) {
       throw usage(
           "a cluster node needs --node-id, --peers and --data-dir together (--data-dir alone runs"
               + " a durable single node)");
     }
-    ClusterConfig.Durability d =
+    ClusterSpec.Durability d =
         switch (durability.toLowerCase(Locale.ROOT)) {
-          case "fsync" -> ClusterConfig.Durability.FSYNC;
-          case "replicated" -> ClusterConfig.Durability.REPLICATED;
+          case "fsync" -> ClusterSpec.Durability.FSYNC;
+          case "replicated" -> ClusterSpec.Durability.REPLICATED;
           default ->
               throw usage("--durability: '" + durability + "' is neither fsync nor replicated");
         };
     try {
-      ClusterConfig config =
+      ClusterSpec config =
           implied != null
-              ? ClusterConfig.of(implied.id(), java.util.List.of(implied.peer()), dataDir, d)
-              : ClusterConfig.of(
+              ? ClusterSpec.of(implied.id(), java.util.List.of(implied.member()), dataDir, d)
+              : ClusterSpec.of(
                   java.util.Objects.requireNonNull(nodeId),
-                  ClusterConfig.parsePeers(java.util.Objects.requireNonNull(peers)),
+                  ClusterSpec.parseMembers(java.util.Objects.requireNonNull(peers)),
                   dataDir,
                   d);
       String[] range = electionTimeout.split("-", -1);
@@ -366,9 +356,15 @@ final class ServerCommand implements Callable<Integer> {
       if (min == null || max == null) {
         throw usage("--election-timeout: '" + electionTimeout + "' must be finite");
       }
-      config = config.withElectionTimeouts(min, max);
       try {
-        config = config.withRaftProperties(ratisProperties);
+        config = config.withElectionTimeouts(min, max);
+      } catch (IllegalArgumentException e) {
+        throw usage(
+            String.valueOf(e.getMessage())
+                .replaceFirst("^electionTimeout:", "--election-timeout:"));
+      }
+      try {
+        config = config.withProperties(raftProperties);
       } catch (IllegalArgumentException e) {
         throw usage(
             String.valueOf(e.getMessage()).replaceFirst("^raftProperty:", "--raft-property"));

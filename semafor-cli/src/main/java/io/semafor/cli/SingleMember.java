@@ -1,6 +1,6 @@
 package io.semafor.cli;
 
-import io.semafor.raft.ClusterConfig;
+import io.semafor.replication.group.GroupMember;
 
 /**
  * The one member of a durable single node: {@code semafor server --data-dir DIR} without {@code
@@ -49,8 +49,8 @@ record SingleMember(String id, String host, int clientPort, int raftPort) {
   }
 
   /** This member as a cluster's configuration names it. */
-  ClusterConfig.Peer peer() {
-    return new ClusterConfig.Peer(id, host, clientPort, raftPort);
+  GroupMember member() {
+    return new GroupMember(id, host, clientPort, raftPort);
   }
 
   /** {@code id=host:clientPort:raftPort}, as {@code --peers} would give it. */

@@ -4,10 +4,10 @@ import static io.semafor.server.options.CommandLines.count;
 
 import io.semafor.client.SnapshotDownload;
 import io.semafor.core.Limits;
-import io.semafor.microraft.MicroRaftSeed;
-import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.RaftRestore;
+import io.semafor.replication.ClusterSpec;
+import io.semafor.replication.ReplicatorProvider;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.GroupMember;
 import io.semafor.server.options.Durations;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -226,59 +227,46 @@ final class SnapshotCommand {
 
     @Override
     public Integer call() {
-      boolean micro =
-          switch (replicator.toLowerCase(java.util.Locale.ROOT)) {
-            case "ratis" -> false;
-            case "microraft" -> true;
-            default ->
-                throw new ServerOptions.BadOption(
-                    "--replicator: '" + replicator + "' is neither microraft nor ratis", null);
-          };
-      if (micro && (nodeId == null || peers == null)) {
+      ReplicatorProvider provider;
+      try {
+        provider = ReplicatorProvider.named(replicator);
+      } catch (IllegalArgumentException e) {
+        throw new ServerOptions.BadOption("--" + e.getMessage(), e);
+      }
+      if (provider.seedNeedsMembers() && (nodeId == null || peers == null)) {
         throw new ServerOptions.BadOption(
-            "--node-id and --peers: the microraft replicator's log stores them, so restoring"
-                + " for it needs both (or --replicator ratis)",
+            "--node-id and --peers: the "
+                + provider.name()
+                + " replicator's log stores them, so restoring for it needs both (or"
+                + " --replicator ratis)",
             null);
       }
       if ((nodeId == null) != (peers == null)) {
         throw new ServerOptions.BadOption(
             "--node-id and --peers go together (or leave both out)", null);
       }
+      List<GroupMember> members = List.of();
       if (nodeId != null && peers != null) {
         try {
           // the same check the node makes at start, made now so a typo shows before the copy
-          ClusterConfig.of(
-              nodeId, ClusterConfig.parsePeers(peers), dataDir, ClusterConfig.Durability.FSYNC);
+          members = ClusterSpec.parseMembers(peers);
+          ClusterSpec.of(nodeId, members, dataDir, ClusterSpec.Durability.FSYNC);
         } catch (IllegalArgumentException e) {
           throw new ServerOptions.BadOption(String.valueOf(e.getMessage()), e);
         }
       }
       Output output = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), json);
       SnapshotFile.Loaded loaded = load(file);
-      long term;
-      long index;
+      ReplicatorProvider.Seeded seeded;
       try {
-        if (micro) {
-          MicroRaftSeed.Seeded seeded =
-              MicroRaftSeed.seed(
-                  dataDir,
-                  loaded,
-                  java.util.Objects.requireNonNull(nodeId),
-                  ClusterConfig.parsePeers(java.util.Objects.requireNonNull(peers)).stream()
-                      .map(ClusterConfig.Peer::member)
-                      .toList());
-          term = seeded.term();
-          index = seeded.index();
-        } else {
-          RaftRestore.Seeded seeded = RaftRestore.seed(dataDir, loaded);
-          term = seeded.term();
-          index = seeded.index();
-        }
+        seeded = provider.seed(dataDir, loaded, nodeId, members);
       } catch (FileAlreadyExistsException e) {
         throw new Problem("--data-dir: " + e.getMessage(), e);
       } catch (IOException e) {
         throw new Problem("cannot seed " + dataDir + ": " + e.getMessage(), e);
       }
+      long term = seeded.term();
+      long index = seeded.index();
       SnapshotFile.Header h = loaded.header();
       Map<String, Object> fields = describe(file, h);
       fields.put("dataDir", dataDir.toString());
@@ -288,7 +276,9 @@ final class SnapshotCommand {
           nodeId == null
               ? "start the node with --data-dir " + dataDir
               : "start it with: semafor server "
-                  + (micro ? "" : "--replicator ratis ")
+                  + (provider.name().equals(ReplicatorProvider.DEFAULT)
+                      ? ""
+                      : "--replicator " + provider.name() + " ")
                   + "--node-id "
                   + nodeId
                   + " --peers "

@@ -657,6 +657,46 @@ class CliTest {
   }
 
   @Test
+  void aReplicatorNobodyProvidesIsAUsageErrorNamingTheOnesThereAre(@TempDir Path dir)
+      throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--replicator",
+            "zab",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString());
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains("--replicator: 'zab' is none of microraft, ratis")
+        .doesNotContain("Exception");
+    assertThat(dir.resolve("n1")).doesNotExist();
+  }
+
+  @Test
+  void aReplicatorIsNamedInAnyCase(@TempDir Path dir) throws Exception {
+    Finished bad =
+        CliProcess.runRaw(
+            "server",
+            "--replicator",
+            "RATIS",
+            "--node-id",
+            "n1",
+            "--peers",
+            "n1=127.0.0.1:1:2",
+            "--data-dir",
+            dir.resolve("n1").toString(),
+            "--raft-property",
+            "microraft.snapshot-every=10");
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).contains("--raft-property microraft.snapshot-every is not a property of");
+  }
+
+  @Test
   void aClusterNodeWhoseMicroRaftLogIsDamagedSaysSoInOneLineAndExitsWith65(@TempDir Path dir)
       throws Exception {
     Path data = dir.resolve("n1");

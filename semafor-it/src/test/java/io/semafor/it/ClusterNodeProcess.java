@@ -1,9 +1,8 @@
 package io.semafor.it;
 
-import io.semafor.microraft.MicroRaftConfig;
-import io.semafor.microraft.MicroRaftReplicator;
-import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.ClusterSpec;
+import io.semafor.replication.ReplicatorProvider;
+import io.semafor.replication.group.GroupMember;
 import io.semafor.server.Main;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -14,8 +13,8 @@ import java.util.Map;
  * adminPort durability [snapshotEvery logSegmentBytes [join]] (the two numbers to make snapshots,
  * their installs on lagging followers, and new segments happen within a short test; {@code join}
  * for a node that joins a running cluster, as {@code semafor server --join}: {@code peers} then
- * names only itself). With the system property {@value #REPLICATOR} set to {@code microraft} it
- * runs the MicroRaft replicator instead of Ratis ({@code join} is then refused).
+ * names only itself). The system property {@value #REPLICATOR} names the replicator it runs, found
+ * as {@code semafor server} finds it ({@code ReplicatorProvider}); MicroRaft if unset.
  */
 public final class ClusterNodeProcess {
   private ClusterNodeProcess() {}
@@ -65,46 +64,52 @@ public final class ClusterNodeProcess {
   }
 
   private static void run(String[] args) throws InterruptedException {
-    ClusterConfig given =
-        ClusterConfig.of(
+    ClusterSpec given =
+        ClusterSpec.of(
             args[0],
-            ClusterConfig.parsePeers(args[1]),
+            ClusterSpec.parseMembers(args[1]),
             Path.of(args[2]),
-            ClusterConfig.Durability.valueOf(args[4]));
-    ClusterConfig cluster =
+            ClusterSpec.Durability.valueOf(args[4]));
+    String replicator = System.getProperty(REPLICATOR, ReplicatorProvider.DEFAULT);
+    ClusterSpec cluster =
         args.length <= 6
             ? given
-            : new ClusterConfig(
-                given.nodeId(),
-                given.peers(),
-                given.dataDir(),
-                given.durability(),
-                given.electionTimeoutMin(),
-                given.electionTimeoutMax(),
-                Long.parseLong(args[5]),
-                Long.parseLong(args[6]),
-                args.length > 7 && args[7].equals("join"));
-    ClusterConfig.Peer self = cluster.self();
+            : given.withProperties(
+                tuning(replicator, Long.parseLong(args[5]), Long.parseLong(args[6])));
+    if (args.length > 7 && args[7].equals("join")) {
+      cluster = cluster.joining();
+    }
+    GroupMember self = cluster.self();
     ServerConfig server =
         ServerConfig.builder()
             .host(self.host())
             .port(self.clientPort())
             .adminPort(Integer.parseInt(args[3]))
             .build();
-    if (!System.getProperty(REPLICATOR, "microraft").equals("ratis")) {
-      MicroRaftConfig configured =
-          MicroRaftConfig.of(
-                  cluster.nodeId(),
-                  cluster.peers().stream().map(ClusterConfig.Peer::member).toList(),
-                  cluster.dataDir(),
-                  cluster.durability() == ClusterConfig.Durability.FSYNC,
-                  cluster.electionTimeoutMin())
-              .withProperties(
-                  Map.of("microraft.snapshot-every", Long.toString(cluster.snapshotEvery())));
-      MicroRaftConfig micro = cluster.join() ? configured.joining() : configured;
-      Main.run(server, MicroRaftReplicator.factory(micro));
-      return;
+    Main.run(server, ReplicatorProvider.named(replicator).factory(cluster));
+  }
+
+  /** The provider of the replicator the tests' clusters run ({@link #testReplicator}). */
+  static ReplicatorProvider testProvider() {
+    return ReplicatorProvider.named(testReplicator());
+  }
+
+  /** Ratis's own default segment size: what a test that does not roll segments early passes. */
+  static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+
+  /**
+   * The tuning that makes {@code replicator} snapshot every {@code snapshotEvery} entries and (for
+   * Ratis, whose log has segments) close its log segments at {@code logSegmentBytes}: how a short
+   * test gets snapshots, their installs on lagging followers, and compacted segments.
+   */
+  static Map<String, String> tuning(String replicator, long snapshotEvery, long logSegmentBytes) {
+    if (replicator.equals("ratis")) {
+      return Map.of(
+          "raft.server.snapshot.auto.trigger.threshold",
+          Long.toString(snapshotEvery),
+          "raft.server.log.segment.size.max",
+          Long.toString(logSegmentBytes));
     }
-    Main.run(server, RaftReplicator.factory(cluster, null));
+    return Map.of("microraft.snapshot-every", Long.toString(snapshotEvery));
   }
 }

@@ -4,14 +4,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.semafor.client.SemaforClient;
 import io.semafor.embedded.FreePorts;
-import io.semafor.microraft.MicroRaftConfig;
 import io.semafor.microraft.MicroRaftReplicator;
-import io.semafor.microraft.MicroRaftSeed;
-import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
-import io.semafor.raft.RaftRestore;
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorProvider;
 import io.semafor.replication.SnapshotFile;
+import io.semafor.replication.group.GroupMember;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import java.nio.file.Path;
@@ -45,10 +44,10 @@ final class TestCluster implements AutoCloseable {
   /** Small enough that a few hundred commands close segments the log can then compact. */
   static final long SMALL_LOG_SEGMENTS = 1024;
 
-  private final List<ClusterConfig.Peer> peers = new ArrayList<>();
-  private final List<ClusterConfig.Peer> seeds;
+  private final List<GroupMember> peers = new ArrayList<>();
+  private final List<GroupMember> seeds;
   private final Path dir;
-  private final ClusterConfig.Durability durability;
+  private final ClusterSpec.Durability durability;
   private final long snapshotEvery;
   private final long logSegmentBytes;
 
@@ -60,7 +59,7 @@ final class TestCluster implements AutoCloseable {
 
   private TestCluster(int size, Path dir, long snapshotEvery, long logSegmentBytes) {
     this.dir = dir;
-    this.durability = ClusterConfig.Durability.REPLICATED;
+    this.durability = ClusterSpec.Durability.REPLICATED;
     this.snapshotEvery = snapshotEvery;
     this.logSegmentBytes = logSegmentBytes;
     for (int i = 0; i < size; i++) {
@@ -69,19 +68,19 @@ final class TestCluster implements AutoCloseable {
     this.seeds = List.copyOf(peers);
   }
 
-  private static ClusterConfig.Peer newPeer(int i) {
-    return new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort());
+  private static GroupMember newPeer(int i) {
+    return new GroupMember("n" + (i + 1), "127.0.0.1", freePort(), freePort());
   }
 
   /** Starts {@code size} nodes and waits for a leader. */
   static TestCluster start(int size, Path dir, long snapshotEvery) {
-    return start(size, dir, snapshotEvery, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+    return start(size, dir, snapshotEvery, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
   }
 
   /** Starts {@code size} nodes, each with its admin HTTP endpoint, and waits for a leader. */
   static TestCluster startWithAdmin(int size, Path dir) {
     TestCluster cluster =
-        new TestCluster(size, dir, 10_000, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+        new TestCluster(size, dir, 10_000, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
     cluster.admin = true;
     for (int i = 0; i < size; i++) {
       cluster.startNode(i);
@@ -105,7 +104,7 @@ final class TestCluster implements AutoCloseable {
    * ({@link #dataDir}); {@link #startAll} starts them.
    */
   static TestCluster create(int size, Path dir, long snapshotEvery) {
-    return new TestCluster(size, dir, snapshotEvery, ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES);
+    return new TestCluster(size, dir, snapshotEvery, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
   }
 
   /** Starts every node and waits for a leader. */
@@ -118,15 +117,10 @@ final class TestCluster implements AutoCloseable {
 
   /**
    * Seeds node {@code i}'s empty data directory from a backup, as {@code semafor snapshot restore}
-   * does for the replicator these nodes run; returns what was written (a file or a directory).
+   * does for the replicator these nodes run; returns where the seeded log starts.
    */
-  Path seed(int i, SnapshotFile.Loaded backup) throws java.io.IOException {
-    if (microRaft()) {
-      return MicroRaftSeed.seed(
-              dataDir(i), backup, id(i), seeds.stream().map(ClusterConfig.Peer::member).toList())
-          .log();
-    }
-    return RaftRestore.seed(dataDir(i), backup).snapshotFile();
+  ReplicatorProvider.Seeded seed(int i, SnapshotFile.Loaded backup) throws java.io.IOException {
+    return ClusterNodeProcess.testProvider().seed(dataDir(i), backup, id(i), seeds);
   }
 
   /** Node {@code i}'s data directory. */
@@ -151,7 +145,7 @@ final class TestCluster implements AutoCloseable {
 
   /** Node {@code i}'s member text, {@code id=host:clientPort:raftPort}. */
   String memberText(int i) {
-    ClusterConfig.Peer p = peers.get(i);
+    GroupMember p = peers.get(i);
     return p.id() + "=" + p.host() + ":" + p.clientPort() + ":" + p.raftPort();
   }
 
@@ -161,47 +155,25 @@ final class TestCluster implements AutoCloseable {
   }
 
   private void start(int i, boolean join) {
-    ClusterConfig.Peer self = peers.get(i);
-    ClusterConfig config =
-        new ClusterConfig(
-            self.id(),
-            join ? List.of(self) : seeds,
-            dir.resolve(self.id()),
-            durability,
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(2),
-            snapshotEvery,
-            logSegmentBytes,
-            join);
+    GroupMember self = peers.get(i);
+    ClusterSpec config =
+        ClusterSpec.of(self.id(), join ? List.of(self) : seeds, dir.resolve(self.id()), durability)
+            .withElectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2))
+            .withProperties(
+                ClusterNodeProcess.tuning(replicator(), snapshotEvery, logSegmentBytes));
     AtomicReference<Replicator<?, ?, ?>> made = new AtomicReference<>();
     try {
       servers[i] =
           SemaforServer.start(
               ServerConfig.builder().port(self.clientPort()).adminPort(admin ? 0 : -1).build(),
-              (microRaft()
-                      ? MicroRaftReplicator.factory(microRaftConfig(config))
-                      : RaftReplicator.factory(config, null))
+              ClusterNodeProcess.testProvider()
+                  .factory(join ? config.joining() : config)
                   .andThen(made::set));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
     replicators[i] = made.get();
-  }
-
-  /** The same node for the MicroRaft replicator. */
-  private static MicroRaftConfig microRaftConfig(ClusterConfig config) {
-    MicroRaftConfig micro =
-        MicroRaftConfig.of(
-                config.nodeId(),
-                config.peers().stream().map(ClusterConfig.Peer::member).toList(),
-                config.dataDir(),
-                config.durability() == ClusterConfig.Durability.FSYNC,
-                config.electionTimeoutMin())
-            .withProperties(
-                java.util.Map.of(
-                    "microraft.snapshot-every", Long.toString(config.snapshotEvery())));
-    return config.join() ? micro.joining() : micro;
   }
 
   /**
@@ -271,7 +243,7 @@ final class TestCluster implements AutoCloseable {
 
   /** Every node's client address, comma separated, for a client that follows the leader. */
   String addresses() {
-    return peers.stream().map(ClusterConfig.Peer::clientAddress).collect(Collectors.joining(","));
+    return peers.stream().map(GroupMember::clientAddress).collect(Collectors.joining(","));
   }
 
   SemaforClient client(Duration sessionTtl) {

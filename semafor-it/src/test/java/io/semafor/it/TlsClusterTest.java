@@ -10,12 +10,11 @@ import io.semafor.client.SemaforClient;
 import io.semafor.client.SemaforException;
 import io.semafor.client.TlsConfig;
 import io.semafor.embedded.FreePorts;
-import io.semafor.microraft.MicroRaftConfig;
-import io.semafor.microraft.MicroRaftReplicator;
-import io.semafor.raft.ClusterConfig;
-import io.semafor.raft.RaftReplicator;
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
+import io.semafor.replication.ReplicatorProvider;
+import io.semafor.replication.group.GroupMember;
 import io.semafor.server.SemaforServer;
 import io.semafor.server.ServerConfig;
 import io.semafor.server.ServerTls;
@@ -52,7 +51,7 @@ class TlsClusterTest {
 
   private final List<SemaforServer> servers = new ArrayList<>();
   private final List<Replicator<?, ?, ?>> replicators = new ArrayList<>();
-  private final List<ClusterConfig.Peer> peers = new ArrayList<>();
+  private final List<GroupMember> peers = new ArrayList<>();
 
   @AfterEach
   void stop() {
@@ -84,17 +83,16 @@ class TlsClusterTest {
       List<TestPki.Issued> certs, Path ca, List<Security> security, List<String> peerNames)
       throws Exception {
     for (int i = 0; i < 3; i++) {
-      peers.add(new ClusterConfig.Peer("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
+      peers.add(new GroupMember("n" + (i + 1), "127.0.0.1", freePort(), freePort()));
     }
     for (int i = 0; i < 3; i++) {
-      ClusterConfig.Peer self = peers.get(i);
+      GroupMember self = peers.get(i);
       TestPki.Issued cert = certs.get(i);
-      ClusterConfig config =
-          ClusterConfig.of(
-                  self.id(), peers, dir.resolve(self.id()), ClusterConfig.Durability.REPLICATED)
+      ClusterSpec config =
+          ClusterSpec.of(
+                  self.id(), peers, dir.resolve(self.id()), ClusterSpec.Durability.REPLICATED)
               .withElectionTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2));
       AtomicReference<Replicator<?, ?, ?>> made = new AtomicReference<>();
-      PeerTls tls = new PeerTls(cert.cert(), cert.key(), ca, peerNames);
       servers.add(
           SemaforServer.start(
               ServerConfig.builder()
@@ -102,16 +100,8 @@ class TlsClusterTest {
                   .tls(ServerTls.load(cert.cert(), cert.key(), null, null))
                   .security(security.get(i))
                   .build(),
-              (replicator.equals("ratis")
-                      ? RaftReplicator.factory(config, tls)
-                      : MicroRaftReplicator.factory(
-                          MicroRaftConfig.of(
-                                  self.id(),
-                                  peers.stream().map(ClusterConfig.Peer::member).toList(),
-                                  config.dataDir(),
-                                  false,
-                                  Duration.ofSeconds(1))
-                              .withTls(tls)))
+              ReplicatorProvider.named(replicator)
+                  .factory(config.withTls(new PeerTls(cert.cert(), cert.key(), ca, peerNames)))
                   .andThen(made::set)));
       replicators.add(made.get());
     }
@@ -119,8 +109,7 @@ class TlsClusterTest {
 
   private SemaforClient client(TestPki pki) {
     return SemaforClient.builder()
-        .addresses(
-            peers.stream().map(ClusterConfig.Peer::clientAddress).collect(Collectors.joining(",")))
+        .addresses(peers.stream().map(GroupMember::clientAddress).collect(Collectors.joining(",")))
         .tls(TlsConfig.builder().trustedCa(pki.caFile()).build())
         .connectTimeout(Duration.ofSeconds(10))
         .giveUpAfter(Duration.ofSeconds(30))
@@ -129,8 +118,7 @@ class TlsClusterTest {
 
   private SemaforClient client(TestPki pki, String token) {
     return SemaforClient.builder()
-        .addresses(
-            peers.stream().map(ClusterConfig.Peer::clientAddress).collect(Collectors.joining(",")))
+        .addresses(peers.stream().map(GroupMember::clientAddress).collect(Collectors.joining(",")))
         .tls(TlsConfig.builder().trustedCa(pki.caFile()).build())
         .token(token)
         .connectTimeout(Duration.ofSeconds(10))

@@ -1,5 +1,6 @@
 package io.semafor.microraft;
 
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.group.GroupMember;
 import java.nio.file.Path;
@@ -112,6 +113,31 @@ public record MicroRaftConfig(
         50_000,
         false,
         null);
+  }
+
+  /**
+   * The MicroRaft view of {@code spec}: its members, data directory and durability; election rounds
+   * of {@link ClusterSpec#electionTimeoutMin} spread up to {@link ClusterSpec#electionTimeoutMax};
+   * its {@code microraft.} properties ({@link #withProperties}) over the defaults; its TLS; joining
+   * if it joins.
+   *
+   * @throws IllegalArgumentException naming a property it does not read, or a value it cannot take
+   */
+  public static MicroRaftConfig from(ClusterSpec spec) {
+    MicroRaftConfig config =
+        of(
+                spec.nodeId(),
+                spec.members(),
+                spec.dataDir(),
+                spec.durability() == ClusterSpec.Durability.FSYNC,
+                spec.electionTimeoutMin(),
+                spec.electionTimeoutMax().minus(spec.electionTimeoutMin()))
+            .withProperties(spec.properties());
+    PeerTls tls = spec.tls();
+    if (tls != null) {
+      config = config.withTls(tls);
+    }
+    return spec.join() ? config.joining() : config;
   }
 
   /** This config for a node that waits to be added to a running cluster ({@code --join}). */

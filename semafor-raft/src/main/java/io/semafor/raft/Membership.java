@@ -1,6 +1,8 @@
 package io.semafor.raft;
 
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.Replicator.MembershipChangeUnknownException;
+import io.semafor.replication.group.GroupMember;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +44,7 @@ final class Membership {
   /** How long a member may take to learn a configuration the leader committed. */
   private static final Duration CONF_SETTLES = Duration.ofSeconds(3);
 
-  private final ClusterConfig config;
+  private final ClusterSpec config;
   private final RaftServer server;
 
   /** The members this node started with: what it knows while its division cannot be read. */
@@ -51,7 +53,7 @@ final class Membership {
   /** Ratis's parameters (the peers' TLS), for the clients that ask for changes. */
   private final Parameters parameters;
 
-  Membership(ClusterConfig config, RaftServer server, RaftGroup seed, Parameters parameters) {
+  Membership(ClusterSpec config, RaftServer server, RaftGroup seed, Parameters parameters) {
     this.config = config;
     this.server = server;
     this.seed = seed;
@@ -84,7 +86,7 @@ final class Membership {
       String address = member.getDataStreamAddress();
       return address == null ? "" : address;
     }
-    ClusterConfig.Peer p = config.peerOrNull(id);
+    GroupMember p = config.memberOrNull(id);
     return p == null ? "" : p.clientAddress();
   }
 
@@ -95,7 +97,7 @@ final class Membership {
    * @throws IllegalStateException if the cluster refused the change or did not commit it in time
    */
   List<String> add(String member) {
-    ClusterConfig.Peer peer = ClusterConfig.parsePeer("member", member);
+    GroupMember peer = GroupMember.parse("member", member);
     List<RaftPeer> current = current();
     if (memberOrNull(current, peer.id()) != null) {
       throw new IllegalArgumentException("member: " + peer.id() + " is already a member");

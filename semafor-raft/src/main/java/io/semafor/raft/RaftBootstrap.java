@@ -2,7 +2,9 @@ package io.semafor.raft;
 
 import io.semafor.protocol.tls.NamedPeerTrustManager;
 import io.semafor.protocol.tls.TlsMaterial;
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.PeerTls;
+import io.semafor.replication.group.GroupMember;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -47,7 +49,7 @@ final class RaftBootstrap {
    * @throws IOException if the data directory cannot be made or the server built
    */
   static Built build(
-      ClusterConfig config, Parameters parameters, SemaforStateMachine<?, ?, ?> stateMachine)
+      ClusterSpec config, Parameters parameters, SemaforStateMachine<?, ?, ?> stateMachine)
       throws IOException {
     Files.createDirectories(config.dataDir());
     boolean existing =
@@ -162,9 +164,9 @@ final class RaftBootstrap {
   }
 
   /** The group of the peers {@code config} names. */
-  static RaftGroup group(ClusterConfig config) {
+  static RaftGroup group(ClusterSpec config) {
     List<RaftPeer> peers = new ArrayList<>();
-    for (ClusterConfig.Peer p : config.peers()) {
+    for (GroupMember p : config.members()) {
       peers.add(raftPeer(p));
     }
     return RaftGroup.valueOf(RaftReplicator.GROUP_ID, peers);
@@ -176,7 +178,7 @@ final class RaftBootstrap {
    * configuration itself tells every member where to send a member's clients; Ratis's own client
    * address field would redirect Ratis's clients.
    */
-  static RaftPeer raftPeer(ClusterConfig.Peer p) {
+  static RaftPeer raftPeer(GroupMember p) {
     return RaftPeer.newBuilder()
         .setId(p.id())
         .setAddress(p.raftAddress())

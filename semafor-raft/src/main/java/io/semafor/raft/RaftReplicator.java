@@ -6,6 +6,7 @@ import io.semafor.core.Command;
 import io.semafor.core.Query;
 import io.semafor.core.SemaphoreMachine;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.ClusterSpec;
 import io.semafor.replication.PeerTls;
 import io.semafor.replication.Replicator;
 import io.semafor.replication.ReplicatorFactory;
@@ -64,7 +65,7 @@ public final class RaftReplicator<C, R, S>
   static final RaftGroupId GROUP_ID =
       RaftGroupId.valueOf(UUID.fromString("5e3af0a0-0000-4000-8000-5e3af0a00001"));
 
-  private final ClusterConfig config;
+  private final ClusterSpec config;
   private final ApplyListener<C, R, S> listener;
   private final SemaforStateMachine<C, R, S> stateMachine;
   private final RaftServer server;
@@ -89,7 +90,7 @@ public final class RaftReplicator<C, R, S>
   private volatile boolean closed;
 
   private RaftReplicator(
-      ClusterConfig config,
+      ClusterSpec config,
       SemaphoreMachine machine,
       ApplyListener<C, R, S> listener,
       @Nullable PeerTls tls)
@@ -130,51 +131,41 @@ public final class RaftReplicator<C, R, S>
   }
 
   /**
-   * A factory that starts this node's member from {@code config}, with TLS between the members if
-   * {@code tls} is not null ({@link #start(ClusterConfig, SemaphoreMachine, ApplyListener,
-   * PeerTls)}), for a server ({@code SemaforServer.start}, {@code Main.run}).
+   * A factory that starts this node's member from {@code config} ({@link #start}), for a server
+   * ({@code SemaforServer.start}, {@code Main.run}). Checks the Ratis properties first.
+   *
+   * @throws IllegalArgumentException naming a Ratis property ({@code raftProperty: KEY ...}) that
+   *     Ratis does not read, that Semafor's options set, or that has no value
    */
-  public static ReplicatorFactory factory(ClusterConfig config, @Nullable PeerTls tls) {
+  public static ReplicatorFactory factory(ClusterSpec config) {
+    RatisProperties.check(config);
     return new ReplicatorFactory() {
       @Override
       public <C, R, S> Replicator<C, R, S> create(
           SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-        return start(config, machine, listener, tls);
+        return start(config, machine, listener);
       }
     };
   }
 
   /**
    * Starts this node's member of the group and returns at once; it serves once a leader is elected
-   * ({@link #isLeader}).
+   * ({@link #isLeader}). With {@link ClusterSpec#tls}, every member of the cluster must use TLS
+   * with certificates from the same CA: a member whose certificate does not lead to it is refused
+   * in the handshake, both ways, and so never joins.
    *
+   * @throws IllegalArgumentException naming a Ratis property the spec carries that is refused
    * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
    *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
    */
   public static <C, R, S> RaftReplicator<C, R, S> start(
-      ClusterConfig config, SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
-    return start(config, machine, listener, null);
-  }
-
-  /**
-   * Like {@link #start(ClusterConfig, SemaphoreMachine, ApplyListener)}, with mutual TLS between
-   * the members if {@code tls} is not null: then every member of the cluster must use TLS with
-   * certificates from the same CA. A member whose certificate does not lead to it is refused in the
-   * handshake, both ways, and so never joins.
-   *
-   * @throws UncheckedIOException if the log cannot be opened or the Raft port bound, or (caused by
-   *     a {@link CorruptSnapshotException}) the latest snapshot on disk is damaged
-   */
-  public static <C, R, S> RaftReplicator<C, R, S> start(
-      ClusterConfig config,
-      SemaphoreMachine machine,
-      ApplyListener<C, R, S> listener,
-      @Nullable PeerTls tls) {
+      ClusterSpec config, SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
+    RatisProperties.check(config);
     RaftBootstrap.prepareJvm();
     try {
       // before Ratis, which would log the failure with two stack traces of its own
       SnapshotCheck.latestIsWhole(config.dataDir());
-      return new RaftReplicator<>(config, machine, listener, tls);
+      return new RaftReplicator<>(config, machine, listener, config.tls());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start Raft member " + config.nodeId(), e);
     }
@@ -260,8 +251,8 @@ public final class RaftReplicator<C, R, S>
    * Adds a member, given as {@code id=host:clientPort:raftPort}, through Ratis's reconfiguration,
    * and returns the members' ids after the change. Blocks until the change is committed: the leader
    * first brings the new member up to date (sending it a snapshot if the log was compacted), so the
-   * new node must be running, started with {@link ClusterConfig#join}. One member at a time;
-   * callable on any member.
+   * new node must be running, started with {@link ClusterSpec#join}. One member at a time; callable
+   * on any member.
    *
    * @throws IllegalArgumentException if the text is malformed or the id is already a member
    * @throws IllegalStateException if the cluster refused the change or did not commit it in time
@@ -308,7 +299,7 @@ public final class RaftReplicator<C, R, S>
     out.put("leader", leaderId());
     out.put("members", membership.ids());
     out.put("durability", config.durability().name().toLowerCase(Locale.ROOT));
-    out.put("raftProperties", RatisProperties.text(config.raftProperties()));
+    out.put("raftProperties", RatisProperties.text(config.properties()));
     out.put("term", division.getInfo().getCurrentTerm());
     out.put("commitIndex", division.getRaftLog().getLastCommittedIndex());
     out.put("appliedIndex", division.getInfo().getLastAppliedIndex());

@@ -1,5 +1,6 @@
 package io.semafor.raft;
 
+import io.semafor.replication.ClusterSpec;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.List;
@@ -17,11 +18,39 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * The Ratis properties of a node: what Semafor's options decide, the tuning Semafor chose (each
  * with its reason), and last the raw properties an operator passed ({@link
- * ClusterConfig#raftProperties}), which override the tuning. Keys that Semafor's options set, or
- * that its correctness depends on, cannot be passed raw ({@link #RESERVED}).
+ * ClusterSpec#properties}), which override the tuning. Keys that Semafor's options set, or that its
+ * correctness depends on, cannot be passed raw ({@link #RESERVED}).
  */
 final class RatisProperties {
   private RatisProperties() {}
+
+  /** Entries between snapshots unless the operator sets {@value #SNAPSHOT_EVERY_KEY}. */
+  static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
+
+  /** The Ratis property of the entries between snapshots: the log's purge gap follows it. */
+  static final String SNAPSHOT_EVERY_KEY = RaftServerConfigKeys.Snapshot.AUTO_TRIGGER_THRESHOLD_KEY;
+
+  /** Ratis's own default segment size (an operator may pass raft.server.log.segment.size.max). */
+  static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+
+  /** Entries between snapshots: the operator's {@value #SNAPSHOT_EVERY_KEY}, else the default. */
+  static long snapshotEvery(ClusterSpec config) {
+    String given = config.properties().get(SNAPSHOT_EVERY_KEY);
+    if (given == null) {
+      return DEFAULT_SNAPSHOT_EVERY;
+    }
+    try {
+      long n = Long.parseLong(given.trim());
+      if (n < 1) {
+        throw new IllegalArgumentException(
+            "raftProperty: " + SNAPSHOT_EVERY_KEY + "=" + given + " must be at least 1");
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "raftProperty: " + SNAPSHOT_EVERY_KEY + "=" + given + " is not a whole number", e);
+    }
+  }
 
   /** Snapshots a node keeps on disk: its latest and the one before. */
   static final int SNAPSHOTS_KEPT = 2;
@@ -89,13 +118,23 @@ final class RatisProperties {
     }
   }
 
+  /**
+   * Checks the raw properties of {@code config}, including the snapshot interval's value.
+   *
+   * @throws IllegalArgumentException as {@link #check(Map)}
+   */
+  static void check(ClusterSpec config) {
+    check(config.properties());
+    snapshotEvery(config);
+  }
+
   /** Whether Ratis reads the property {@code key}. */
   static boolean isRatisKey(String key) {
     return KNOWN.contains(key);
   }
 
   /** The properties of the node {@code config} describes. */
-  static RaftProperties of(ClusterConfig config) {
+  static RaftProperties of(ClusterSpec config) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
     // Ratis's gRPC transport with its log appenders watched: one that waits forever on a dead
@@ -108,7 +147,8 @@ final class RatisProperties {
         p, TimeDuration.valueOf(config.electionTimeoutMax().toMillis(), TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEvery());
+    long snapshotEvery = snapshotEvery(config);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEvery);
     // Ratis keeps every snapshot it ever took unless told otherwise (retention -1): each one is
     // the whole state, so the data directory grew by a state's size at every snapshot, without
     // end (found while testing corrupted snapshots). The newest two: the latest, and the one
@@ -116,13 +156,13 @@ final class RatisProperties {
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, SNAPSHOTS_KEPT);
     // compact the log up to each snapshot: a follower too far behind is sent the snapshot
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, config.snapshotEvery()));
-    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, snapshotEvery));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(DEFAULT_LOG_SEGMENT_BYTES));
     // Ratis follows every committed entry with a metadata entry carrying the commit index, so each
     // of our entries cost two replication rounds; without them a restarted node learns the commit
     // index from the leader instead of its own log (decision 0018)
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
-    if (config.durability() == ClusterConfig.Durability.REPLICATED) {
+    if (config.durability() == ClusterSpec.Durability.REPLICATED) {
       RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, true);
     }
     // A power cut while a record is appended leaves part of it at the end of the open segment.
@@ -152,7 +192,7 @@ final class RatisProperties {
     // millisecond for nothing (decision 0040). Ozone runs 0 on every Ratis group (HDDS-9232,
     // HDDS-9784).
     RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
-    config.raftProperties().forEach(p::set);
+    config.properties().forEach(p::set);
     return p;
   }
 

@@ -3,6 +3,7 @@ package io.semafor.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.semafor.replication.ClusterSpec;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -13,12 +14,12 @@ import org.junit.jupiter.api.Test;
 
 /** The Ratis properties a node runs with: its options, Semafor's tuning, an operator's. */
 class RatisPropertiesTest {
-  private static final ClusterConfig NODE =
-      ClusterConfig.of(
+  private static final ClusterSpec NODE =
+      ClusterSpec.of(
           "n1",
-          ClusterConfig.parsePeers("n1=127.0.0.1:7400:7500,n2=127.0.0.1:7410:7510"),
+          ClusterSpec.parseMembers("n1=127.0.0.1:7400:7500,n2=127.0.0.1:7410:7510"),
           Path.of("/var/lib/semafor/n1"),
-          ClusterConfig.Durability.REPLICATED);
+          ClusterSpec.Durability.REPLICATED);
 
   @Test
   void theNodesOptionsDecideItsStoragePortAndFlush() {
@@ -30,8 +31,8 @@ class RatisPropertiesTest {
     assertThat(
             RaftServerConfigKeys.Log.unsafeFlushEnabled(
                 RatisProperties.of(
-                    ClusterConfig.of(
-                        "n1", NODE.peers(), NODE.dataDir(), ClusterConfig.Durability.FSYNC))))
+                    ClusterSpec.of(
+                        "n1", NODE.members(), NODE.dataDir(), ClusterSpec.Durability.FSYNC))))
         .isFalse();
   }
 
@@ -39,7 +40,7 @@ class RatisPropertiesTest {
   void anOperatorsPropertyOverridesSemaforsTuning() {
     RaftProperties p =
         RatisProperties.of(
-            NODE.withRaftProperties(
+            NODE.withProperties(
                 Map.of(
                     "raft.server.log.appender.wait-time.min", "7ms",
                     "raft.server.log.segment.size.max", "1MB")));
@@ -52,8 +53,7 @@ class RatisPropertiesTest {
 
   @Test
   void aKeyRatisDoesNotReadIsRefusedNamingIt() {
-    assertThatThrownBy(
-            () -> NODE.withRaftProperties(Map.of("raft.server.log.appender.wait-time.mn", "0ms")))
+    assertThatThrownBy(() -> check(Map.of("raft.server.log.appender.wait-time.mn", "0ms")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageMatching(
             "raftProperty: raft\\.server\\.log\\.appender\\.wait-time\\.mn is not a property of"
@@ -62,8 +62,7 @@ class RatisPropertiesTest {
 
   @Test
   void aKeyThatSemaforsOptionsSetIsRefusedNamingTheOption() {
-    assertThatThrownBy(
-            () -> NODE.withRaftProperties(Map.of("raft.server.rpc.timeout.min", "100ms")))
+    assertThatThrownBy(() -> check(Map.of("raft.server.rpc.timeout.min", "100ms")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "raftProperty: raft.server.rpc.timeout.min cannot be set here: --election-timeout"
@@ -80,22 +79,41 @@ class RatisPropertiesTest {
 
   @Test
   void aPropertyWithoutAValueIsRefused() {
-    assertThatThrownBy(
-            () -> NODE.withRaftProperties(Map.of("raft.server.log.appender.wait-time.min", " ")))
+    assertThatThrownBy(() -> check(Map.of("raft.server.log.appender.wait-time.min", " ")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("raftProperty: raft.server.log.appender.wait-time.min has no value");
   }
 
   @Test
-  void theRawPropertiesSurviveTheConfigsOtherChanges() {
-    assertThat(NODE.raftProperties()).isEmpty();
-    assertThat(
-            NODE.withRaftProperties(Map.of("raft.server.log.segment.size.max", "1MB"))
-                .joining()
-                .withElectionTimeouts(
-                    java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2))
-                .raftProperties())
-        .containsExactlyEntriesOf(Map.of("raft.server.log.segment.size.max", "1MB"));
+  void theSnapshotIntervalAnOperatorSetsAlsoSetsThePurgeGap() {
+    RaftProperties p =
+        RatisProperties.of(NODE.withProperties(Map.of(RatisProperties.SNAPSHOT_EVERY_KEY, "50")));
+    assertThat(RaftServerConfigKeys.Snapshot.autoTriggerThreshold(p)).isEqualTo(50);
+    assertThat(RaftServerConfigKeys.Log.purgeGap(p)).isEqualTo(50);
+  }
+
+  @Test
+  void aSnapshotIntervalThatIsNotAPositiveNumberIsRefusedNamingIt() {
+    assertThatThrownBy(() -> check(Map.of(RatisProperties.SNAPSHOT_EVERY_KEY, "often")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "raftProperty: raft.server.snapshot.auto.trigger.threshold=often is not a whole"
+                + " number");
+    assertThatThrownBy(() -> check(Map.of(RatisProperties.SNAPSHOT_EVERY_KEY, "0")))
+        .hasMessageContaining("must be at least 1");
+  }
+
+  @Test
+  void theProviderRefusesABadPropertyBeforeAnythingStarts() {
+    assertThatThrownBy(
+            () ->
+                new RatisProvider()
+                    .factory(NODE.withProperties(Map.of("raft.server.rpc.timeout.min", "1s"))))
+        .hasMessageStartingWith("raftProperty: raft.server.rpc.timeout.min cannot be set here");
+  }
+
+  private static void check(Map<String, String> properties) {
+    RatisProperties.check(NODE.withProperties(properties));
   }
 
   @Test

@@ -6,7 +6,7 @@ import io.microraft.RaftNode;
 import io.semafor.microraft.MemberEndpoint;
 import io.semafor.microraft.NodeLoop;
 import io.semafor.microraft.PeerTransport;
-import io.semafor.raft.ClusterConfig;
+import io.semafor.replication.group.GroupMember;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ final class MicroRaftReplica implements GateReplica {
 
   MicroRaftReplica(
       String nodeId,
-      List<ClusterConfig.Peer> members,
+      List<GroupMember> members,
       Path dataDir,
       boolean favoured,
       int commandBytes,
@@ -51,7 +51,7 @@ final class MicroRaftReplica implements GateReplica {
     this.maxInFlight = maxInFlight;
     List<RaftEndpoint> endpoints = new ArrayList<>();
     MemberEndpoint me = null;
-    for (ClusterConfig.Peer p : members) {
+    for (GroupMember p : members) {
       MemberEndpoint e = new MemberEndpoint(p.id(), p.host(), p.raftPort(), p.clientPort());
       endpoints.add(e);
       if (p.id().equals(nodeId)) {

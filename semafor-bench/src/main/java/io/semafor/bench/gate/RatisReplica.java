@@ -9,9 +9,10 @@ import io.semafor.core.Query;
 import io.semafor.core.Reply;
 import io.semafor.core.Result;
 import io.semafor.core.SemaphoreMachine;
-import io.semafor.raft.ClusterConfig;
 import io.semafor.raft.RaftReplicator;
 import io.semafor.replication.ApplyListener;
+import io.semafor.replication.ClusterSpec;
+import io.semafor.replication.group.GroupMember;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,24 +35,15 @@ final class RatisReplica implements GateReplica {
 
   RatisReplica(
       String nodeId,
-      List<ClusterConfig.Peer> peers,
+      List<GroupMember> peers,
       Path dataDir,
       boolean favoured,
-      ClusterConfig.Durability durability) {
+      ClusterSpec.Durability durability) {
     // The driving member times out first, so it is the one elected (the others wait 5-10 s).
     Duration min = Duration.ofMillis(favoured ? 500 : 5_000);
     Duration max = Duration.ofMillis(favoured ? 1_000 : 10_000);
-    ClusterConfig config =
-        new ClusterConfig(
-            nodeId,
-            peers,
-            dataDir,
-            durability,
-            min,
-            max,
-            100_000,
-            ClusterConfig.DEFAULT_LOG_SEGMENT_BYTES,
-            false);
+    ClusterSpec config =
+        ClusterSpec.of(nodeId, peers, dataDir, durability).withElectionTimeouts(min, max);
     replicator = RaftReplicator.start(config, new SemaphoreMachine(), new Listener());
   }
 

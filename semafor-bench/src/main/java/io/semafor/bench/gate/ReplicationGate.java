@@ -1,6 +1,7 @@
 package io.semafor.bench.gate;
 
-import io.semafor.raft.ClusterConfig;
+import io.semafor.replication.ClusterSpec;
+import io.semafor.replication.group.GroupMember;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ public final class ReplicationGate {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    List<ClusterConfig.Peer> members = ClusterConfig.parsePeers(peers);
+    List<GroupMember> members = ClusterSpec.parseMembers(peers);
     GateReplica replica =
         switch (impl) {
           case "ratis" ->
@@ -74,7 +75,7 @@ public final class ReplicationGate {
                   members,
                   Path.of(data),
                   drive,
-                  fsync ? ClusterConfig.Durability.FSYNC : ClusterConfig.Durability.REPLICATED);
+                  fsync ? ClusterSpec.Durability.FSYNC : ClusterSpec.Durability.REPLICATED);
           case "microraft" ->
               new MicroRaftReplica(
                   id, members, Path.of(data), drive, commandBytes, inFlight, fsync);
