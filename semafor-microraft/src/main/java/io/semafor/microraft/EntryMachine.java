@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -76,6 +77,7 @@ final class EntryMachine<C, R, S> implements StateMachine {
   private final EntryApplier<C, R, S> applier;
   private final Owner<C, R, S> owner;
   private SemaphoreMachine machine;
+  private final SnapshotPauses pauses;
 
   /** The log time of the last applied command, for {@link #lastLogTime}. */
   private volatile long lastLogTime;
@@ -83,7 +85,12 @@ final class EntryMachine<C, R, S> implements StateMachine {
   /** The index of the last entry applied (or snapshot installed), for status. */
   private volatile long appliedIndex;
 
-  EntryMachine(SemaphoreMachine machine, ApplyListener<C, R, S> listener, Owner<C, R, S> owner) {
+  EntryMachine(
+      SemaphoreMachine machine,
+      ApplyListener<C, R, S> listener,
+      Owner<C, R, S> owner,
+      Duration electionTimeout) {
+    this.pauses = new SnapshotPauses(electionTimeout);
     this.machine = machine;
     this.limits = machine.limits();
     this.listener = listener;
@@ -130,9 +137,38 @@ final class EntryMachine<C, R, S> implements StateMachine {
     return null;
   }
 
+  /**
+   * Writes the state as chunks, on the member's thread (MicroRaft asks here and persists the chunks
+   * as they come), and logs how long that held the thread: meanwhile the member sends no heartbeat
+   * and applies nothing (issue 34 measures it for a million semaphores, docs/cluster.md).
+   */
   @Override
   public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
-    chunksOf(machine).forEach(chunks);
+    long started = System.nanoTime();
+    List<byte[]> written = chunksOf(machine);
+    written.forEach(chunks);
+    long took = System.nanoTime() - started;
+    long bytes = 0;
+    for (byte[] chunk : written) {
+      bytes += chunk.length;
+    }
+    log.info(
+        "snapshot at {}: {} semaphores, {} sessions, {} bytes in {} chunks, written in {} ms",
+        commitIndex,
+        machine.semaphoreCount(),
+        machine.sessionCount(),
+        bytes,
+        written.size(),
+        took / 1_000_000);
+    String warning = pauses.taken(took);
+    if (warning != null) {
+      log.warn(warning);
+    }
+  }
+
+  /** How long this member's snapshots held its thread. */
+  SnapshotPauses pauses() {
+    return pauses;
   }
 
   /**

@@ -25,12 +25,17 @@ final class MicroRaftMetrics {
   private final MicroRaftReplicator<?, ?, ?> replicator;
   private final PeerTransport transport;
   private final SyncTimes syncs;
+  private final SnapshotPauses pauses;
 
   MicroRaftMetrics(
-      MicroRaftReplicator<?, ?, ?> replicator, PeerTransport transport, SyncTimes syncs) {
+      MicroRaftReplicator<?, ?, ?> replicator,
+      PeerTransport transport,
+      SyncTimes syncs,
+      SnapshotPauses pauses) {
     this.replicator = replicator;
     this.transport = transport;
     this.syncs = syncs;
+    this.pauses = pauses;
   }
 
   void bindTo(MeterRegistry registry) {
@@ -96,6 +101,17 @@ final class MicroRaftMetrics {
     FunctionCounter.builder(
             "semafor_raft_malformed_frames", transport, PeerTransport::malformedFrames)
         .description("Connections from members closed for a frame that was not a message")
+        .register(registry);
+    FunctionCounter.builder("semafor_raft_snapshots", pauses, SnapshotPauses::count)
+        .description("Snapshots this member took")
+        .register(registry);
+    Gauge.builder("semafor_raft_snapshot_last_seconds", pauses, SnapshotPauses::lastSeconds)
+        .description(
+            "How long this member's last snapshot held its thread (no heartbeat, no apply"
+                + " meanwhile; docs/cluster.md)")
+        .register(registry);
+    Gauge.builder("semafor_raft_snapshot_longest_seconds", pauses, SnapshotPauses::longestSeconds)
+        .description("The longest any of this member's snapshots held its thread")
         .register(registry);
   }
 

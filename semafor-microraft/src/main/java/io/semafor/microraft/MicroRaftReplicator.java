@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -121,7 +122,7 @@ public final class MicroRaftReplicator<C, R, S>
     this.listener = listener;
     this.self = MemberEndpoint.of(config.self());
     this.leadership = new Leadership(config.nodeId());
-    this.machine = new EntryMachine<>(initial, listener, this);
+    this.machine = new EntryMachine<>(initial, listener, this, config.electionTimeout());
     TimeScale scale = config.timeScale();
     this.clock = scale.clock();
     PeerTls tls = config.tls();
@@ -192,7 +193,8 @@ public final class MicroRaftReplicator<C, R, S>
    *
    * @throws UncheckedIOException if the log cannot be read or written, belongs to another member,
    *     or the Raft port cannot be bound
-   * @throws IllegalStateException if the node did not start within 5 s
+   * @throws IllegalStateException if the node failed to start, or did not within {@link
+   *     #START_LIMIT}
    */
   public static <C, R, S> MicroRaftReplicator<C, R, S> start(
       MicroRaftConfig config, SemaphoreMachine machine, ApplyListener<C, R, S> listener) {
@@ -225,7 +227,7 @@ public final class MicroRaftReplicator<C, R, S>
       r = replicator.run(builder);
     }
     try {
-      r.node().start().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      awaitStart(config.nodeId(), r.node().start(), restored.isPresent());
       r.silentLeader().start();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -240,6 +242,38 @@ public final class MicroRaftReplicator<C, R, S>
         config.nodeId(),
         idsOf(r.node().getCommittedMembers().getMembers()));
     return replicator;
+  }
+
+  /** How long a member may take to start at most: installing a restored state is part of it. */
+  static final Duration START_LIMIT = Duration.ofMinutes(10);
+
+  /** How often a member that is still starting says so. */
+  private static final Duration START_PROGRESS = Duration.ofSeconds(5);
+
+  /**
+   * Waits until the member started. Starting installs the state the log restored, on the member's
+   * thread: a million semaphores took 2 s alone and more than 5 s with three members starting on
+   * two cores (a fixed 5 s limit failed them all: issue 34, {@code snapshot-pause.sh}). So it waits
+   * as long as that takes, saying every {@link #START_PROGRESS} that it is still starting, up to
+   * {@link #START_LIMIT}.
+   */
+  private static void awaitStart(String nodeId, CompletableFuture<?> started, boolean restoring)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + START_LIMIT.toNanos();
+    while (true) {
+      try {
+        started.get(START_PROGRESS.toMillis(), TimeUnit.MILLISECONDS);
+        return;
+      } catch (TimeoutException e) {
+        if (System.nanoTime() - deadline >= 0) {
+          throw e;
+        }
+        log.info(
+            "{} is still starting{}",
+            nodeId,
+            restoring ? ": installing the state its log restored" : "");
+      }
+    }
   }
 
   /** A builder of this member's Raft node, everything set but who the members are. */
@@ -715,7 +749,7 @@ public final class MicroRaftReplicator<C, R, S>
    */
   @Override
   public void bindTo(MeterRegistry registry) {
-    new MicroRaftMetrics(this, transport, store.syncs()).bindTo(registry);
+    new MicroRaftMetrics(this, transport, store.syncs(), machine.pauses()).bindTo(registry);
   }
 
   /** Whether this member knows a leader (itself included); never blocks. */
