@@ -3,15 +3,15 @@ package io.semafor.microraft;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.semafor.replication.group.GroupMetrics;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A MicroRaft member's series on the server's registry, under the names the Ratis replicator uses
- * (docs/operations.md's dashboards and alerts read either): whether a leader is known and whether
- * it is this node, the term, leader changes seen, the commit and applied index and their
- * difference, and the log's syncs to disk and how long they take. Then what only this replicator
- * has: the pre-votes its watch on MicroRaft's failure detection started, and the messages to other
- * members its transport dropped, by reason.
+ * A MicroRaft member's series on the server's registry: the ones every replicator exports ({@link
+ * GroupMetrics}: the leader, the term, leader changes, the commit and applied index, the log's
+ * syncs), then what only this replicator has: the pre-votes its watch on MicroRaft's failure
+ * detection started, the messages to other members its transport dropped, by reason, and how long
+ * its snapshots held its thread.
  *
  * <p>Every value is read at scrape time from volatiles and atomics (MicroRaft's term, the last
  * report, the applied index, the transport's and the store's counters), so a scrape never waits for
@@ -19,9 +19,6 @@ import java.util.function.ToDoubleFunction;
  * longs).
  */
 final class MicroRaftMetrics {
-  /** The quantiles of the sync time exported, as the label says them. */
-  private static final String[] QUANTILES = {"0.5", "0.99", "1"};
-
   private final MicroRaftReplicator<?, ?, ?> replicator;
   private final PeerTransport transport;
   private final SyncTimes syncs;
@@ -39,54 +36,24 @@ final class MicroRaftMetrics {
   }
 
   void bindTo(MeterRegistry registry) {
-    gauge(
+    GroupMetrics.bind(registry, new Group(replicator));
+    GroupMetrics.bindSyncs(
         registry,
-        "semafor_raft_has_leader",
-        "1 while this node knows a leader (itself or another), 0 during an election",
-        m -> m.replicator.knowsALeader() ? 1 : 0);
-    gauge(
-        registry,
-        "semafor_raft_is_leader",
-        "1 while this node leads and serves clients",
-        m -> m.replicator.isLeader() ? 1 : 0);
-    gauge(registry, "semafor_raft_term", "The Raft term this node is in", m -> m.replicator.term());
-    FunctionCounter.builder(
-            "semafor_raft_leader_changes",
-            replicator.leaderChanges(),
-            java.util.concurrent.atomic.AtomicLong::get)
-        .description("Times this node saw the leader change (itself taking or losing it included)")
-        .register(registry);
-    gauge(
-        registry,
-        "semafor_raft_commit_index",
-        "The last log index this node knows committed",
-        m -> m.replicator.commitIndex());
-    gauge(
-        registry,
-        "semafor_raft_applied_index",
-        "The last log index applied to this node's state machine",
-        m -> m.replicator.appliedIndex());
-    gauge(
-        registry,
-        "semafor_raft_apply_lag",
-        "Entries committed and not yet applied here (commit index minus applied index)",
-        m -> Math.max(0, m.replicator.commitIndex() - m.replicator.appliedIndex()));
-    FunctionCounter.builder("semafor_raft_log_syncs", syncs, SyncTimes::count)
-        .description(
-            "Syncs of the Raft log to disk (the term and vote always; entries in fsync durability)")
-        .register(registry);
-    for (String q : QUANTILES) {
-      double quantile = Double.parseDouble(q);
-      Gauge.builder("semafor_raft_log_sync_seconds", syncs, s -> s.quantileSeconds(quantile))
-          .description(
-              "Time a sync of the Raft log to disk took, by quantile over the last "
-                  + SyncTimes.KEPT
-                  + " syncs")
-          .tag("quantile", q)
-          .baseUnit("seconds")
-          .strongReference(true)
-          .register(registry);
-    }
+        new GroupMetrics.Syncs() {
+          @Override
+          public double count() {
+            return syncs.count();
+          }
+
+          @Override
+          public double quantileSeconds(double quantile) {
+            return syncs.quantileSeconds(quantile);
+          }
+        },
+        "the last "
+            + SyncTimes.KEPT
+            + " syncs (the term and vote always; entries in fsync"
+            + " durability)");
     FunctionCounter.builder(
             "semafor_raft_silent_leader_prevotes",
             replicator,
@@ -126,11 +93,36 @@ final class MicroRaftMetrics {
         .register(registry);
   }
 
-  private void gauge(
-      MeterRegistry registry,
-      String name,
-      String description,
-      ToDoubleFunction<MicroRaftMetrics> f) {
-    Gauge.builder(name, this, f).description(description).strongReference(true).register(registry);
+  /** The member's view of its group, for the shared series. */
+  private record Group(MicroRaftReplicator<?, ?, ?> replicator) implements GroupMetrics.Group {
+    @Override
+    public boolean knowsALeader() {
+      return replicator.knowsALeader();
+    }
+
+    @Override
+    public boolean isLeader() {
+      return replicator.isLeader();
+    }
+
+    @Override
+    public long term() {
+      return replicator.term();
+    }
+
+    @Override
+    public long leaderChanges() {
+      return replicator.leaderChanges().get();
+    }
+
+    @Override
+    public long commitIndex() {
+      return replicator.commitIndex();
+    }
+
+    @Override
+    public long appliedIndex() {
+      return replicator.appliedIndex();
+    }
   }
 }

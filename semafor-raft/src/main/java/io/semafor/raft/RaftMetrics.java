@@ -1,12 +1,11 @@
 package io.semafor.raft;
 
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.semafor.replication.group.GroupMetrics;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.function.ToDoubleFunction;
 import org.apache.ratis.metrics.Timekeeper;
 import org.apache.ratis.metrics.impl.DefaultTimekeeperImpl;
 import org.apache.ratis.server.RaftServer;
@@ -19,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Raft member's series on the server's registry: whether a leader is known and whether it is this
- * node, the term, leader changes seen, stuck log appenders restarted, the commit and applied index
- * and their difference, and how long the log's sync to disk takes.
+ * A Ratis member's series on the server's registry: the ones every replicator exports ({@link
+ * GroupMetrics}: the leader, the term, leader changes, the commit and applied index, the log's
+ * syncs), then Ratis's own: stuck log appenders restarted and the appenders' repairs.
  *
  * <p>Every value is read at scrape time from fields Ratis keeps in atomics or volatiles (the
  * division's term and leader, the log's commit index, the state machine's applied index), so a
@@ -35,9 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 final class RaftMetrics {
   private static final Logger log = LoggerFactory.getLogger(RaftMetrics.class);
-
-  /** The quantiles of the sync time exported, as the label says them. */
-  private static final String[] QUANTILES = {"0.5", "0.99", "1"};
 
   /** How long one snapshot of the sync timer's sample serves: the gauges of one scrape share it. */
   private static final long SNAPSHOT_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -64,25 +60,7 @@ final class RaftMetrics {
   }
 
   void bindTo(MeterRegistry registry) {
-    gauge(
-        registry,
-        "semafor_raft_has_leader",
-        "1 while this node knows a leader (itself or another), 0 during an election",
-        m -> m.division.getInfo().getLeaderId() == null ? 0 : 1);
-    gauge(
-        registry,
-        "semafor_raft_is_leader",
-        "1 on the node that leads and serves clients, 0 on the others",
-        m -> m.isLeader.getAsBoolean() ? 1 : 0);
-    gauge(
-        registry,
-        "semafor_raft_term",
-        "The Raft term this node is in",
-        m -> m.division.getInfo().getCurrentTerm());
-    // the replicator holds the count (Micrometer holds a function counter's object weakly)
-    FunctionCounter.builder("semafor_raft_leader_changes", leaderChanges, AtomicLong::get)
-        .description("Times this node saw a leader other than the one it knew last (or none)")
-        .register(registry);
+    GroupMetrics.bind(registry, new Group(division, isLeader, leaderChanges));
     FunctionCounter.builder(
             "semafor_raft_appender_restarts", appenderWatch, AppenderWatch::restarts)
         .description(
@@ -107,50 +85,59 @@ final class RaftMetrics {
             "Times a log appender of this leader found an entry it was reading compacted away"
                 + " (a snapshot meanwhile) and went on instead of ending (RepairingLogAppender)")
         .register(registry);
-    gauge(
-        registry,
-        "semafor_raft_commit_index",
-        "The last log index this node knows committed",
-        m -> m.division.getRaftLog().getLastCommittedIndex());
-    gauge(
-        registry,
-        "semafor_raft_applied_index",
-        "The last log index applied to this node's state machine",
-        m -> m.division.getInfo().getLastAppliedIndex());
-    gauge(
-        registry,
-        "semafor_raft_apply_lag",
-        "Entries committed and not yet applied here (commit index minus applied index)",
-        m ->
-            Math.max(
-                0,
-                m.division.getRaftLog().getLastCommittedIndex()
-                    - m.division.getInfo().getLastAppliedIndex()));
     Timer sync = syncTimer();
     if (sync == null) {
       log.debug("Ratis's log sync timer is not readable here; no semafor_raft_log_sync series");
       return;
     }
-    // Ratis's registry holds the timer (Micrometer holds a function counter's object weakly)
-    FunctionCounter.builder("semafor_raft_log_syncs", sync, Timer::getCount)
-        .description("Syncs of the Raft log to disk (each makes every entry before it durable)")
-        .register(registry);
-    for (String q : QUANTILES) {
-      double quantile = Double.parseDouble(q);
-      Gauge.builder("semafor_raft_log_sync_seconds", this, m -> m.syncQuantile(sync, quantile))
-          .description(
-              "Time a sync of the Raft log to disk took, by quantile over about the last five"
-                  + " minutes (Ratis's decaying sample)")
-          .tag("quantile", q)
-          .baseUnit("seconds")
-          .strongReference(true)
-          .register(registry);
-    }
+    GroupMetrics.bindSyncs(
+        registry,
+        new GroupMetrics.Syncs() {
+          @Override
+          public double count() {
+            return sync.getCount(); // Ratis's registry holds the timer
+          }
+
+          @Override
+          public double quantileSeconds(double quantile) {
+            return syncQuantile(sync, quantile);
+          }
+        },
+        "about the last five minutes (Ratis's decaying sample)");
   }
 
-  private void gauge(
-      MeterRegistry registry, String name, String description, ToDoubleFunction<RaftMetrics> f) {
-    Gauge.builder(name, this, f).description(description).strongReference(true).register(registry);
+  /** The member's view of its group, for the shared series: read from Ratis's volatiles. */
+  private record Group(RaftServer.Division division, BooleanSupplier leads, AtomicLong changes)
+      implements GroupMetrics.Group {
+    @Override
+    public boolean knowsALeader() {
+      return division.getInfo().getLeaderId() != null;
+    }
+
+    @Override
+    public boolean isLeader() {
+      return leads.getAsBoolean();
+    }
+
+    @Override
+    public long term() {
+      return division.getInfo().getCurrentTerm();
+    }
+
+    @Override
+    public long leaderChanges() {
+      return changes.get();
+    }
+
+    @Override
+    public long commitIndex() {
+      return division.getRaftLog().getLastCommittedIndex();
+    }
+
+    @Override
+    public long appliedIndex() {
+      return division.getInfo().getLastAppliedIndex();
+    }
   }
 
   /**
