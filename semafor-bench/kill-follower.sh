@@ -21,15 +21,7 @@ for t in $(seq 1 "$trials"); do
       pids+=("$!")
       node[n$i]=$!
     done
-    leader=""
-    for _ in $(seq 1 100); do
-      for i in 1 2 3; do
-        curl -sf "http://127.0.0.1:78$((3 + i))1/cluster" | grep -q '"role":"leader"' && leader="n$i"
-      done
-      [ -n "$leader" ] && break
-      sleep 0.2
-    done
-    [ -n "$leader" ] || { echo "trial $t: no leader within 20 s"; exit 1; }
+    await_leader 7841 7851 7861
     java -jar "$jar" bench --server 127.0.0.1:7630,127.0.0.1:7640,127.0.0.1:7650 --workload W1 \
       --clients 16 --duration 20s --json >"$data/bench.json" 2>"$data/bench.err" &
     bench=$!

@@ -23,15 +23,7 @@ for i in 1 2 3; do
     --admin-port "79$((i))1" --http-port -1 $extra >"$data/n$i.log" 2>&1 &
   pids+=("$!")
 done
-leader=""
-for _ in $(seq 1 150); do
-  for i in 1 2 3; do
-    curl -sf "http://127.0.0.1:79${i}1/cluster" | grep -q '"role":"leader"' && leader="n$i"
-  done
-  [ -n "$leader" ] && break
-  sleep 0.2
-done
-[ -n "$leader" ] || { echo "no leader within 30 s"; exit 1; }
+await_leader 7911 7921 7931
 for _ in $(seq 1 "$loops"); do
   sh -c 'while :; do :; done' &
   pids+=("$!")

@@ -15,3 +15,22 @@ stop_started() {
   rm -rf "$data"
 }
 trap stop_started EXIT
+
+# await_leader PORT1 PORT2 PORT3: waits up to 30 s until one of the nodes whose admin ports these
+# are reports "role":"leader" in /cluster, and sets $leader to its name, n1 for PORT1 and so on;
+# fails with the nodes' last log lines otherwise.
+await_leader() {
+  leader=""
+  for _ in $(seq 1 150); do
+    local i=1
+    for port in "$@"; do
+      curl -sf "http://127.0.0.1:$port/cluster" | grep -q '"role":"leader"' && leader="n$i"
+      i=$((i + 1))
+    done
+    [ -n "$leader" ] && return 0
+    sleep 0.2
+  done
+  echo "no leader within 30 s"
+  for f in "$data"/n*.log; do tail -n 5 "$f"; done
+  return 1
+}

@@ -30,15 +30,7 @@ for i in 1 2 3; do
     $extra >"$data/n$i.log" 2>&1 &
   pids+=("$!")
 done
-leader=""
-for _ in $(seq 1 150); do
-  for i in 1 2 3; do
-    curl -sf "http://127.0.0.1:78$((5 + i))1/cluster" | grep -q '"role":"leader"' && leader="n$i"
-  done
-  [ -n "$leader" ] && break
-  sleep 0.2
-done
-[ -n "$leader" ] || { echo "no leader within 30 s"; for f in "$data"/n*.log; do tail -n 5 "$f"; done; exit 1; }
+await_leader 7861 7871 7881
 before=$(cat "$data"/n*.log | grep -c "follows\|leads the group\|no longer leads\|lost its leader" || true)
 java -jar "$jar" bench --server 127.0.0.1:7660,127.0.0.1:7670,127.0.0.1:7680 --workload W1 \
   --clients 16 --duration "${seconds}s" --json >"$data/bench.json" 2>"$data/bench.err" || true
