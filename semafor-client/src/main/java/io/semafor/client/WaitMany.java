@@ -125,6 +125,8 @@ public final class WaitMany implements AutoCloseable {
    *
    * @throws InterruptedException if interrupted while waiting: grants the server reported before
    *     the withdrawal arrived, or before their delivery was confirmed, are given back
+   * @throws RuntimeException what a callback threw, once every other callback was called (their
+   *     grants are reported all the same; further exceptions are suppressed in it)
    * @throws SemaforException INVALID_ARGUMENT if another await of this list is waiting;
    *     SESSION_EXPIRED or UNAVAILABLE if grants came but their delivery could not be confirmed:
    *     the outcome is unknown (they went back with the session, or were delivered just before it
@@ -274,14 +276,31 @@ public final class WaitMany implements AutoCloseable {
                 .setTimeoutNs(timeoutNanos));
   }
 
+  /**
+   * Calls the callback of every report. One that throws does not keep the others from theirs (their
+   * grants would be reported to nobody and lost): the first exception is thrown once every callback
+   * was called, the others added to it as suppressed.
+   */
   private int deliver(Response r) {
     int called = 0;
+    RuntimeException thrown = null;
     for (Report report : r.getWaitManyReported().getReportsList()) {
       LongConsumer callback = callbacks.remove(report.getName().toString(StandardCharsets.UTF_8));
       if (callback != null) {
-        callback.accept(report.getGranted());
+        try {
+          callback.accept(report.getGranted());
+        } catch (RuntimeException e) {
+          if (thrown == null) {
+            thrown = e;
+          } else {
+            thrown.addSuppressed(e);
+          }
+        }
       }
       called++;
+    }
+    if (thrown != null) {
+      throw thrown;
     }
     return called;
   }

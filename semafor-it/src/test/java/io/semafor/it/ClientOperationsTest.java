@@ -271,6 +271,34 @@ class ClientOperationsTest {
   }
 
   @Test
+  void aWaitManyCallbackThatThrowsDoesNotKeepTheOthersFromTheirGrants() throws Exception {
+    client.create("a", 1);
+    client.create("b", 1);
+    List<String> calls = new ArrayList<>();
+    WaitMany list = client.waitMany();
+    list.add(
+        "a",
+        1,
+        granted -> {
+          calls.add("a=" + granted);
+          throw new IllegalStateException("the caller's bug");
+        });
+    list.add("b", 1, granted -> calls.add("b=" + granted));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                other.semaphore("a").info().value() == 0
+                    && other.semaphore("b").info().value() == 0);
+
+    assertThatThrownBy(() -> list.await(Duration.ofSeconds(5)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the caller's bug");
+    assertThat(calls).containsExactlyInAnyOrder("a=1", "b=1");
+    assertThat(list.size()).as("both were reported, so both left the list").isZero();
+  }
+
+  @Test
   void deletingASemaphoreFailsItsWaitersWithDeleted() {
     NamedSemaphore x = client.create("x", 0);
     CompletableFuture<Boolean> waiting = x.acquireAsync(1, Duration.ofSeconds(30));

@@ -1,14 +1,17 @@
 package io.semafor.client.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The future of an asynchronous waiting call (docs/semantics.md#cancelled-waits), whose outcome is
  * decided exactly once: by its caller ({@link #cancel}, {@link #complete}, {@link
- * #completeExceptionally}, and what builds on them, such as {@link #orTimeout}), or by the client
- * as it starts handing a grant over ({@link #startHanding}). Whoever decides first wins; the other
- * fails and returns false.
+ * #completeExceptionally}, and what builds on them: {@link #orTimeout}, {@link #completeOnTimeout},
+ * {@link #completeAsync}; {@code obtrude*} is refused), or by the client as it starts handing a
+ * grant over ({@link #startHanding}). Whoever decides first wins; the other fails and returns
+ * false.
  *
  * <p>Why: handing a grant over can run the caller's code (a WaitMany report calls the list's
  * callbacks) before the future completes. A plain {@link CompletableFuture} could be cancelled in
@@ -29,7 +32,9 @@ final class GrantFuture<T> extends CompletableFuture<T> {
    */
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
-    return decided.compareAndSet(false, true) && super.cancel(mayInterruptIfRunning);
+    return decided.compareAndSet(false, true)
+        ? super.cancel(mayInterruptIfRunning)
+        : isCancelled(); // as CompletableFuture: cancelling a cancelled future succeeds
   }
 
   /** Completes with {@code value} unless the outcome was decided already. */
@@ -42,6 +47,49 @@ final class GrantFuture<T> extends CompletableFuture<T> {
   @Override
   public boolean completeExceptionally(Throwable failure) {
     return decided.compareAndSet(false, true) && super.completeExceptionally(failure);
+  }
+
+  /**
+   * Completes with what {@code supplier} gives, on {@code executor}, unless the outcome was decided
+   * first: through {@link #complete}, which the JDK's own {@code completeAsync} bypasses.
+   */
+  @Override
+  public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+    executor.execute(
+        () -> {
+          try {
+            complete(supplier.get());
+          } catch (RuntimeException | Error e) {
+            completeExceptionally(e);
+          }
+        });
+    return this;
+  }
+
+  /** {@link #completeAsync(Supplier, Executor)} on the default executor. */
+  @Override
+  public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
+    return completeAsync(supplier, defaultExecutor());
+  }
+
+  /**
+   * Refused: a waiting call's outcome is decided once, and forcing another would hide a grant.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public void obtrudeValue(T value) {
+    throw new UnsupportedOperationException("a waiting call's outcome is decided once");
+  }
+
+  /**
+   * Refused, as {@link #obtrudeValue}.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public void obtrudeException(Throwable failure) {
+    throw new UnsupportedOperationException("a waiting call's outcome is decided once");
   }
 
   /** Dependent stages are plain futures: only this one gates its outcome. */

@@ -300,7 +300,10 @@ public final class Rpc {
     result.whenComplete(
         (value, error) -> {
           if (!call.answer.isDone()) {
-            withdraw(call); // the caller decided first: cancelled, completed or timed it out
+            // the caller decided first: cancelled, completed or timed it out. Sent from a thread
+            // of its own: this may be the JDK's one delay thread (orTimeout), which a write
+            // waiting on a stalled connection must not hold up
+            withdrawLater(call);
           }
         });
     call.answer.whenComplete(
@@ -393,6 +396,13 @@ public final class Rpc {
     } catch (SemaforException closed) {
       // the client is closed: the call fails, and the closing gives back what came
     }
+  }
+
+  /** {@link #withdraw} on a thread of its own. */
+  private void withdrawLater(Call call) {
+    Thread t = new Thread(() -> withdraw(call), "semafor-withdraw");
+    t.setDaemon(true);
+    t.start();
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.semafor.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -68,6 +69,45 @@ class GrantFutureTest {
 
     assertThat(future.isCompletedExceptionally()).isTrue();
     assertThat(future.cancel(true)).isFalse();
+  }
+
+  @Test
+  void completeAsyncGoesThroughTheGateAsCompleteDoes() {
+    GrantFuture<Integer> future = new GrantFuture<>();
+    assertThat(future.startHanding()).isTrue();
+
+    assertThat(future.completeAsync(() -> 7, Runnable::run)).isSameAs(future);
+    future.handOver(1);
+
+    assertThat(future.join())
+        .as("the JDK's completeAsync would have bypassed complete")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void completeAsyncBeforeTheHandingDecides() {
+    GrantFuture<Integer> future = new GrantFuture<>();
+
+    assertThat(future.completeAsync(() -> 7, Runnable::run)).isSameAs(future);
+
+    assertThat(future.startHanding()).isFalse();
+    assertThat(future.join()).isEqualTo(7);
+  }
+
+  @Test
+  void obtrudingAnotherOutcomeIsRefused() {
+    GrantFuture<Integer> future = new GrantFuture<>();
+    assertThatThrownBy(() -> future.obtrudeValue(7))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> future.obtrudeException(new IllegalStateException()))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void cancellingACancelledFutureSucceedsAsForAnyCompletableFuture() {
+    GrantFuture<Integer> future = new GrantFuture<>();
+    assertThat(future.cancel(true)).isTrue();
+    assertThat(future.cancel(true)).isTrue();
   }
 
   @Test
