@@ -31,12 +31,13 @@ for i in 1 2 3; do
   pids+=("$!")
 done
 await_leader 7861 7871 7881
-before=$(cat "$data"/n*.log | grep -c "follows\|leads the group\|no longer leads\|lost its leader" || true)
+elected() { cat "$data"/n*.log | grep -c "leads the group" || true; }
+before=$(elected)
 java -jar "$jar" bench --server 127.0.0.1:7660,127.0.0.1:7670,127.0.0.1:7680 --workload W1 \
   --clients 16 --duration "${seconds}s" --json >"$data/bench.json" 2>"$data/bench.err" || true
-after=$(cat "$data"/n*.log | grep -c "follows\|leads the group\|no longer leads\|lost its leader" || true)
+after=$(elected)
 echo "$count semaphores, a snapshot every $every entries, W1 at 16 clients for ${seconds}s${extra:+, $extra}"
-echo "first leader: $leader; leader-change lines during the load: $((after - before))"
+echo "first leader: $leader; leaders elected during the load: $((after - before))"
 grep -h "follows\|leads the group\|no longer leads\|lost its leader" "$data"/n*.log | sort | tail -n +4 | head -n 20 | cut -c12-200 || true
 for i in 1 2 3; do
   grep -h "snapshot at" "$data/n$i.log" | sed -E "s/.* - /n$i: /" || true

@@ -138,29 +138,68 @@ final class EntryMachine<C, R, S> implements StateMachine {
   }
 
   /**
-   * Writes the state as chunks, on the member's thread (MicroRaft asks here and persists the chunks
-   * as they come), and logs how long that held the thread: meanwhile the member sends no heartbeat
-   * and applies nothing (issue 34 measures it for a million semaphores, docs/cluster.md).
+   * Writes the state as chunks, on the member's thread. MicroRaft then persists them, flushes the
+   * store and compacts the log, still on that thread ({@code RaftNodeImpl.takeSnapshot}); the store
+   * reports the compaction ({@link #compacted}), and the whole time is what the snapshot held the
+   * thread: meanwhile the member sends no heartbeat and applies nothing (docs/cluster.md,
+   * "Snapshots").
    */
   @Override
   public void takeSnapshot(long commitIndex, Consumer<Object> chunks) {
     long started = System.nanoTime();
     List<byte[]> written = chunksOf(machine);
     written.forEach(chunks);
-    long took = System.nanoTime() - started;
     long bytes = 0;
     for (byte[] chunk : written) {
       bytes += chunk.length;
     }
+    snapshot =
+        new SnapshotTaken(
+            commitIndex,
+            machine.semaphoreCount(),
+            machine.sessionCount(),
+            bytes,
+            written.size(),
+            started,
+            System.nanoTime() - started);
+  }
+
+  /** A snapshot taken and not yet compacted into the log: what its log line says. */
+  private record SnapshotTaken(
+      long index,
+      int semaphores,
+      int sessions,
+      long bytes,
+      int chunks,
+      long startedNanos,
+      long encodeNanos) {}
+
+  /** The snapshot {@link #takeSnapshot} took, until the store compacts the log behind it. */
+  private @Nullable SnapshotTaken snapshot;
+
+  /**
+   * The store compacted the log: after a snapshot this member took, that ends the snapshot's hold
+   * on the thread, which is logged, counted, and warned of if long (once). A compaction after a
+   * snapshot installed from the leader says nothing. Called on the member's thread.
+   */
+  void compacted() {
+    SnapshotTaken taken = snapshot;
+    if (taken == null) {
+      return;
+    }
+    snapshot = null;
+    long held = System.nanoTime() - taken.startedNanos();
     log.info(
-        "snapshot at {}: {} semaphores, {} sessions, {} bytes in {} chunks, written in {} ms",
-        commitIndex,
-        machine.semaphoreCount(),
-        machine.sessionCount(),
-        bytes,
-        written.size(),
-        took / 1_000_000);
-    String warning = pauses.taken(took);
+        "snapshot at {}: {} semaphores, {} sessions, {} bytes in {} chunks; held the member's"
+            + " thread {} ms (encoded in {} ms, then written, flushed and the log compacted)",
+        taken.index(),
+        taken.semaphores(),
+        taken.sessions(),
+        taken.bytes(),
+        taken.chunks(),
+        held / 1_000_000,
+        taken.encodeNanos() / 1_000_000);
+    String warning = pauses.taken(held);
     if (warning != null) {
       log.warn(warning);
     }

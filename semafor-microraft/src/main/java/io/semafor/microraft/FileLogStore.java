@@ -354,6 +354,15 @@ final class FileLogStore implements RaftStore, AutoCloseable {
       failed(e);
       throw e;
     }
+    afterCompaction.run();
+  }
+
+  /** Told after each compaction: the last step of a snapshot on the member's thread. */
+  private Runnable afterCompaction = () -> {};
+
+  /** Runs {@code then} after each compaction, on the member's thread. */
+  void afterCompaction(Runnable then) {
+    this.afterCompaction = then;
   }
 
   @Override

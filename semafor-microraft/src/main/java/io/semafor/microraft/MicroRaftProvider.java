@@ -25,16 +25,6 @@ public final class MicroRaftProvider implements ReplicatorProvider {
   }
 
   @Override
-  public String summary() {
-    return "MicroRaft: one thread per member (the default, decision 0046)";
-  }
-
-  @Override
-  public String propertiesHelp() {
-    return String.join(", ", MicroRaftConfig.KEYS);
-  }
-
-  @Override
   public ReplicatorFactory factory(ClusterSpec spec) {
     return MicroRaftReplicator.factory(MicroRaftConfig.from(spec));
   }

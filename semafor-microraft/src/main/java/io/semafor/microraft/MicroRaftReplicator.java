@@ -123,6 +123,7 @@ public final class MicroRaftReplicator<C, R, S>
     this.self = MemberEndpoint.of(config.self());
     this.leadership = new Leadership(config.nodeId());
     this.machine = new EntryMachine<>(initial, listener, this, config.electionTimeout());
+    store.afterCompaction(machine::compacted); // a snapshot's hold on the thread ends there
     TimeScale scale = config.timeScale();
     this.clock = scale.clock();
     PeerTls tls = config.tls();

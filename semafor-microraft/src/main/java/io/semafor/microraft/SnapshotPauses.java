@@ -5,11 +5,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How long this member's snapshots held its thread, and what to tell the operator when one held it
- * long enough to cost the group its leader. MicroRaft takes a snapshot on the member's only thread:
- * meanwhile a leader sends no heartbeat, and a snapshot longer than the followers' election timeout
- * makes them elect another (a million semaphores took 0.35–2.9 s with three members on two cores,
- * and the leader changed about twice a minute at a snapshot every 20,000 entries: docs/cluster.md,
+ * How long this member's snapshots held its thread (encoding the state, writing and flushing it,
+ * compacting the log behind it), and what to tell the operator when one held it long enough to cost
+ * the group its leader. MicroRaft takes a snapshot on the member's only thread: meanwhile a leader
+ * sends no heartbeat, and a snapshot longer than the followers' election timeout makes them elect
+ * another (a million semaphores, three members on two cores: docs/cluster.md, "Snapshots",
  * semafor-bench/snapshot-pause.sh).
  *
  * <p>Thread-safe: written on the member's thread, read by metrics on any.

@@ -25,16 +25,6 @@ public final class RatisProvider implements ReplicatorProvider {
   }
 
   @Override
-  public String summary() {
-    return "Apache Ratis: a thread pool per member, gRPC between members";
-  }
-
-  @Override
-  public String propertiesHelp() {
-    return "a raw Apache Ratis property (e.g. " + RatisProperties.SNAPSHOT_EVERY_KEY + ")";
-  }
-
-  @Override
   public ReplicatorFactory factory(ClusterSpec spec) {
     return RaftReplicator.factory(spec);
   }

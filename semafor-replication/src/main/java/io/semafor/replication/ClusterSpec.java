@@ -65,6 +65,11 @@ public record ClusterSpec(
    */
   public ClusterSpec {
     members = List.copyOf(members);
+    for (Map.Entry<String, String> e : properties.entrySet()) {
+      if (e.getKey() == null || e.getValue() == null || e.getValue().isBlank()) {
+        throw new IllegalArgumentException("raftProperty: " + e.getKey() + " has no value");
+      }
+    }
     properties = Collections.unmodifiableMap(new TreeMap<>(properties));
     if (members.stream().noneMatch(m -> m.id().equals(nodeId))) {
       throw new IllegalArgumentException(
@@ -85,11 +90,6 @@ public record ClusterSpec(
               + "ms must exceed the minimum "
               + electionTimeoutMin.toMillis()
               + "ms");
-    }
-    for (Map.Entry<String, String> e : properties.entrySet()) {
-      if (e.getValue().isBlank()) {
-        throw new IllegalArgumentException("raftProperty: " + e.getKey() + " has no value");
-      }
     }
   }
 

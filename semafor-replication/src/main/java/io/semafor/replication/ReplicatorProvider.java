@@ -5,10 +5,13 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * A replicator a cluster node can run, found by its name through {@link ServiceLoader}: each
@@ -24,12 +27,6 @@ public interface ReplicatorProvider {
 
   /** The name {@code --replicator} takes, lower case: {@code microraft}, {@code ratis}. */
   String name();
-
-  /** One line for {@code --help}: the library and what sets it apart. */
-  String summary();
-
-  /** The tuning keys {@link ClusterSpec#properties} may carry for it, for {@code --help}. */
-  String propertiesHelp();
 
   /**
    * A factory of the replicator {@code spec} describes. Checks everything first: nothing starts on
@@ -87,11 +84,27 @@ public interface ReplicatorProvider {
                 : "none of " + String.join(", ", names(all))));
   }
 
-  /** Every provider on the class path, by name. */
+  /**
+   * Every provider on the class path that loads, by name. One that does not (a missing class, a
+   * failing constructor) is logged and left out, so that it does not hide the others.
+   */
   static List<ReplicatorProvider> all() {
     List<ReplicatorProvider> all = new ArrayList<>();
-    ServiceLoader.load(ReplicatorProvider.class, ReplicatorProvider.class.getClassLoader())
-        .forEach(all::add);
+    Iterator<ReplicatorProvider> found =
+        ServiceLoader.load(ReplicatorProvider.class, ReplicatorProvider.class.getClassLoader())
+            .iterator();
+    // bounded: the loader tries each provider file line once, and an error moves it past the line
+    for (int tried = 0; tried < 1_000; tried++) {
+      try {
+        if (!found.hasNext()) {
+          break;
+        }
+        all.add(found.next());
+      } catch (ServiceConfigurationError e) {
+        LoggerFactory.getLogger(ReplicatorProvider.class)
+            .warn("a replicator provider could not be loaded, and is left out: {}", e.toString());
+      }
+    }
     all.sort(Comparator.comparing(ReplicatorProvider::name));
     return all;
   }

@@ -72,6 +72,15 @@ class ClusterSpecTest {
   }
 
   @Test
+  void aPropertyWithANullValueIsRefusedNamingIt() {
+    java.util.Map<String, String> withNull = new java.util.HashMap<>();
+    withNull.put("microraft.snapshot-every", null);
+    assertThatThrownBy(() -> NODE.withProperties(withNull))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("raftProperty: microraft.snapshot-every has no value");
+  }
+
+  @Test
   void thePropertiesSurviveTheSpecsOtherChanges() {
     PeerTls tls = new PeerTls(Path.of("c"), Path.of("k"), Path.of("ca"));
     ClusterSpec changed =
