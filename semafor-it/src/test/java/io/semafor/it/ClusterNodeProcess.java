@@ -94,21 +94,23 @@ public final class ClusterNodeProcess {
     return ReplicatorProvider.named(testReplicator());
   }
 
-  /** Ratis's own default segment size: what a test that does not roll segments early passes. */
-  static final long DEFAULT_LOG_SEGMENT_BYTES = 32L << 20;
+  /** The segment size a test that does not roll segments early passes: the replicator's own. */
+  static final long REPLICATORS_OWN_SEGMENTS = 0;
 
   /**
    * The tuning that makes {@code replicator} snapshot every {@code snapshotEvery} entries and (for
-   * Ratis, whose log has segments) close its log segments at {@code logSegmentBytes}: how a short
-   * test gets snapshots, their installs on lagging followers, and compacted segments.
+   * Ratis, whose log has segments) close its log segments at {@code logSegmentBytes} ({@link
+   * #REPLICATORS_OWN_SEGMENTS}: Ratis's default): how a short test gets snapshots, their installs
+   * on lagging followers, and compacted segments.
    */
   static Map<String, String> tuning(String replicator, long snapshotEvery, long logSegmentBytes) {
     if (replicator.equals("ratis")) {
-      return Map.of(
-          "raft.server.snapshot.auto.trigger.threshold",
-          Long.toString(snapshotEvery),
-          "raft.server.log.segment.size.max",
-          Long.toString(logSegmentBytes));
+      Map<String, String> ratis = new java.util.TreeMap<>();
+      ratis.put("raft.server.snapshot.auto.trigger.threshold", Long.toString(snapshotEvery));
+      if (logSegmentBytes != REPLICATORS_OWN_SEGMENTS) {
+        ratis.put("raft.server.log.segment.size.max", Long.toString(logSegmentBytes));
+      }
+      return ratis;
     }
     return Map.of("microraft.snapshot-every", Long.toString(snapshotEvery));
   }

@@ -74,13 +74,13 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts {@code size} nodes and waits for a leader. */
   static TestCluster start(int size, Path dir, long snapshotEvery) {
-    return start(size, dir, snapshotEvery, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
+    return start(size, dir, snapshotEvery, ClusterNodeProcess.REPLICATORS_OWN_SEGMENTS);
   }
 
   /** Starts {@code size} nodes, each with its admin HTTP endpoint, and waits for a leader. */
   static TestCluster startWithAdmin(int size, Path dir) {
     TestCluster cluster =
-        new TestCluster(size, dir, 10_000, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
+        new TestCluster(size, dir, 10_000, ClusterNodeProcess.REPLICATORS_OWN_SEGMENTS);
     cluster.admin = true;
     for (int i = 0; i < size; i++) {
       cluster.startNode(i);
@@ -104,7 +104,7 @@ final class TestCluster implements AutoCloseable {
    * ({@link #dataDir}); {@link #startAll} starts them.
    */
   static TestCluster create(int size, Path dir, long snapshotEvery) {
-    return new TestCluster(size, dir, snapshotEvery, ClusterNodeProcess.DEFAULT_LOG_SEGMENT_BYTES);
+    return new TestCluster(size, dir, snapshotEvery, ClusterNodeProcess.REPLICATORS_OWN_SEGMENTS);
   }
 
   /** Starts every node and waits for a leader. */
